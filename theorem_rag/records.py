@@ -1,0 +1,168 @@
+"""The records theorem-rag passes around: small frozen dataclasses, pure.
+
+A :class:`Theorem` is one statement (lemma, definition, ...) with its provenance; a :class:`Document` is the
+paper, book or encyclopedia entry it comes from; a :class:`Hit` is one ranked search result.
+
+>>> t = Theorem(id="stacks:00FN", source="stacks", kind="lemma", body_latex="Let $R$ be a ring.", doc_id="stacks:algebra")
+>>> Theorem.from_dict(t.to_dict()) == t
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+# Kinds of statement the corpus keeps; anything else found in a source is mapped onto one of these or dropped.
+KINDS = (
+    "theorem",
+    "lemma",
+    "proposition",
+    "corollary",
+    "definition",
+    "remark",
+    "example",
+    "exercise",
+    "situation",
+    "conjecture",
+    "axiom",
+    "notation",
+    "claim",
+    "fact",
+)
+
+
+def _tuple(value: Any) -> tuple:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    return tuple(value)
+
+
+@dataclass(frozen=True)
+class Theorem:
+    """One theorem-like statement and where it came from.
+
+    ``body_latex`` is the statement as written; ``body_expanded`` the same with user macros expanded where the
+    parser could (empty when nothing was expanded). ``parser`` names the method that produced the record
+    (``plastex``, ``fallback`` or ``jsonl``); ``file`` and ``line`` point into the source tree.
+    """
+
+    id: str
+    source: str
+    kind: str
+    body_latex: str
+    doc_id: str
+    body_expanded: str = ""
+    number: str | None = None
+    name: str | None = None
+    label: str | None = None
+    section: tuple[str, ...] = ()
+    proof_refs: tuple[str, ...] = ()
+    url: str | None = None
+    parser: str = "fallback"
+    file: str | None = None
+    line: int | None = None
+    meta: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "section", _tuple(self.section))
+        object.__setattr__(self, "proof_refs", _tuple(self.proof_refs))
+
+    @property
+    def text(self) -> str:
+        """The statement with macros expanded when available, else as written."""
+        return self.body_expanded or self.body_latex
+
+    @property
+    def content_hash(self) -> str:
+        """A stable hash of what the statement says (kind, name, body); ids may stay while content changes."""
+        h = hashlib.sha256()
+        for part in (self.kind, self.name or "", self.body_latex):
+            h.update(part.encode("utf-8"))
+            h.update(b"\x00")
+        return h.hexdigest()[:32]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["section"] = list(self.section)
+        d["proof_refs"] = list(self.proof_refs)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Theorem:
+        """Build from a dict, ignoring keys that are not fields (so a JSON line may carry paper fields too)."""
+        names = {f.name for f in fields(cls)}
+        missing = [n for n in ("id", "source", "kind", "body_latex", "doc_id") if not d.get(n)]
+        if missing:
+            raise ValueError(f"theorem record {d.get('id', '?')!r} lacks required field(s): {', '.join(missing)}")
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Document:
+    """A paper, book chapter or encyclopedia entry that statements belong to."""
+
+    id: str
+    source: str
+    title: str = ""
+    authors: tuple[str, ...] = ()
+    abstract: str = ""
+    introduction: str = ""
+    license: str = ""
+    url: str | None = None
+    year: int | None = None
+    meta: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "authors", _tuple(self.authors))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["authors"] = list(self.authors)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Document:
+        names = {f.name for f in fields(cls)}
+        if not d.get("id") or not d.get("source"):
+            raise ValueError(f"document record {d.get('id', '?')!r} lacks id or source")
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One ranked search result: a theorem (or, at paper level, a document) with its score.
+
+    ``theorem`` is filled when the store returns the full record; ``slogan`` is the text that was embedded.
+    ``dense_rank`` / ``lexical_rank`` say where the dense and full-text rankings put it before fusion.
+    """
+
+    theorem_id: str
+    score: float
+    rank: int = 0
+    theorem: Theorem | None = None
+    slogan: str | None = None
+    doc_id: str | None = None
+    dense_rank: int | None = None
+    lexical_rank: int | None = None
+
+
+@dataclass(frozen=True)
+class PaperHit:
+    """A paper-level result: a document with the statements that matched in it, best first."""
+
+    doc_id: str
+    score: float
+    rank: int = 0
+    document: Document | None = None
+    hits: tuple[Hit, ...] = ()
