@@ -1,0 +1,1 @@
+"""Turning LaTeX sources into theorem records: find files, parse environments, filter, report."""
