@@ -22,5 +22,10 @@ def main() -> None:
 
 
 from theorem_rag.cli.corpus import corpus  # noqa: E402
+from theorem_rag.cli.db import db  # noqa: E402
+from theorem_rag.cli.eval import eval_command  # noqa: E402
+from theorem_rag.cli.index import index  # noqa: E402
+from theorem_rag.cli.search import search  # noqa: E402
 
-main.add_command(corpus)
+for command in (corpus, db, index, search, eval_command):
+    main.add_command(command)

@@ -1,0 +1,66 @@
+"""A folder of papers with ``MANIFEST.jsonl`` (id, main_file, title, license, arxiv_id): one document each.
+
+Ids are ``<paper id>:<label>`` (or ``<paper id>:<file>#<n>``); the url is the arXiv abstract page when known.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from corpus_build.adapters.base import Adapter, Unit
+
+
+def read_manifest(path: Path) -> tuple[list[dict], list[tuple[int, str]]]:
+    """Manifest entries and ``(line, error)`` for lines that are not JSON objects with an ``id``."""
+    entries, bad = [], []
+    for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+        except json.JSONDecodeError as e:
+            bad.append((n, f"invalid JSON: {e.msg}"))
+            continue
+        if not isinstance(d, dict) or not d.get("id"):
+            bad.append((n, "not an object with an id"))
+            continue
+        entries.append(d)
+    return entries, bad
+
+
+def paper_meta(entry: dict) -> dict:
+    """Document metadata for a manifest entry."""
+    arxiv = entry.get("arxiv_id")
+    return {
+        "title": entry.get("title", ""),
+        "license": entry.get("license", ""),
+        "url": f"https://arxiv.org/abs/{arxiv}" if arxiv else entry.get("source_url"),
+        "arxiv_id": arxiv,
+        "repo_url": entry.get("repo_url"),
+        "kind": entry.get("kind"),
+        "main_file": entry.get("main_file"),
+    }
+
+
+class PaperAdapter(Adapter):
+    """One paper of a manifest folder: source ``papers``, document id the manifest id."""
+
+    source = "papers"
+
+    def __init__(self, tree, paper_id: str, entry: dict) -> None:
+        super().__init__(tree, doc_meta=paper_meta(entry))
+        self.paper_id = paper_id
+        self.main = entry.get("main_file")
+
+    def main_files(self, texts):
+        return [self.main] if self.main in texts else super().main_files(texts)
+
+    def doc_id(self, main: str) -> str:
+        return self.paper_id
+
+    def label_id(self, label: str, unit: Unit) -> str:
+        return f"{self.paper_id}:{label}"
+
+    def theorem_id(self, raw, unit: Unit, index: int) -> str:
+        return self.label_id(raw.label, unit) if raw.label else f"{self.paper_id}:{raw.file or unit.main}#{index}"

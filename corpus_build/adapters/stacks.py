@@ -1,0 +1,67 @@
+"""The Stacks Project: one document per chapter; ids ``stacks:<TAG>`` through ``tags/tags``.
+
+A label ``lemma-foo`` in ``algebra.tex`` is ``algebra-lemma-foo`` in ``tags/tags``; a reference may also be
+written with its chapter prefix already.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from corpus_build.adapters.base import Adapter, Unit, relpath_stem
+from corpus_build.raw import RawStatement
+
+URL = "https://stacks.math.columbia.edu/tag/{}"
+
+
+def read_tags(text: str) -> dict[str, str]:
+    """``full_label -> TAG`` from the ``tags/tags`` file (``TAG,full_label`` lines, ``#`` comments).
+
+    >>> read_tags("# c\\n00FN,algebra-lemma-foo\\n")
+    {'algebra-lemma-foo': '00FN'}
+    """
+    out = {}
+    for line in text.splitlines():
+        if line.startswith("#") or "," not in line:
+            continue
+        tag, full = line.strip().split(",", 1)
+        out[full] = tag
+    return out
+
+
+class StacksAdapter(Adapter):
+    """Stacks chapters; tagged statements get ``stacks:<TAG>`` and a url, untagged ones ``stacks:<full label>``."""
+
+    source = "stacks"
+    license = "GFDL-1.2"
+
+    @cached_property
+    def tags(self) -> dict[str, str]:
+        p = self.tree.root / "tags" / "tags"
+        return read_tags(p.read_text(encoding="utf-8", errors="replace")) if p.is_file() else {}
+
+    def main_files(self, texts: dict[str, str]) -> list[str]:
+        return [m for m in super().main_files(texts) if m not in ("book.tex", "preamble.tex")]
+
+    def doc_id(self, main: str) -> str:
+        return f"stacks:{relpath_stem(main)}"
+
+    def full_label(self, label: str, unit: Unit) -> str:
+        return label if label in self.tags else f"{relpath_stem(unit.main)}-{label}"
+
+    def label_id(self, label: str, unit: Unit) -> str:
+        full = self.full_label(label, unit)
+        return f"stacks:{self.tags.get(full, full)}"
+
+    def url(self, raw: RawStatement, theorem_id: str, unit: Unit) -> str | None:
+        tag = theorem_id.split(":", 1)[1]
+        return URL.format(tag) if raw.label and self.full_label(raw.label, unit) in self.tags else None
+
+    def meta(self, raw: RawStatement, unit: Unit) -> dict:
+        m = {"chapter": relpath_stem(unit.main)}
+        if raw.label:
+            full = self.full_label(raw.label, unit)
+            m["full_label"] = full
+            if full in self.tags:
+                m["tag"] = self.tags[full]
+        return m

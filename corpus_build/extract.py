@@ -1,0 +1,123 @@
+"""Statements of one document: plasTeX first, the regex parser when plasTeX fails, truncates or finds fewer.
+
+>>> from corpus_build.theorems import DEFAULT_ENVS
+>>> ext = extract_statements(r"\\begin{document}\\begin{lemma}A lemma about sets.\\end{lemma}\\end{document}",
+...                          DEFAULT_ENVS, {}, use_plastex=False)
+>>> [s.kind for s in ext.statements], ext.parser, ext.reason
+(['lemma'], 'fallback', 'plasTeX disabled')
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from corpus_build.fallback_parser import FallbackResult, parse_fallback
+from corpus_build.macros import Macro
+from corpus_build.raw import RawStatement
+from corpus_build.theorems import TheoremEnv
+
+
+@dataclass
+class Extraction:
+    """The statements of one document, the parser that produced them, and why the fallback was used."""
+
+    statements: list[RawStatement]
+    parser: str
+    reason: str | None = None
+    fallback: FallbackResult | None = None
+    found_by: dict[str, int] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def plastex_available() -> bool:
+    """Whether the plasTeX path can run here (the module and plasTeX itself import)."""
+    try:
+        import plasTeX  # noqa: F401
+
+        from corpus_build import plastex_parser  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def preamble_for(envs: dict[str, TheoremEnv], macros: dict[str, Macro]) -> str:
+    """Definitions plasTeX needs before the body: user macros and theorem declarations, regenerated."""
+    lines = []
+    for m in macros.values():
+        if "#" in m.body and m.nargs == 0:
+            continue
+        if m.nargs == 1 and re.search(r"\\label\s*\{[^{}]*\\", m.body):
+            # A label wrapper that builds the label from counters (Open Logic's \ollabel): plasTeX cannot
+            # expand \the<counter> inside \label, and the adapter namespaces labels itself.
+            lines.append(f"\\providecommand{{\\{m.name}}}[1]{{\\label{{#1}}}}")
+            continue
+        args = f"[{m.nargs}]" if m.nargs else ""
+        default = f"[{m.default}]" if m.default is not None else ""
+        lines.append(f"\\providecommand{{\\{m.name}}}{args}{default}{{{m.body}}}")
+    for e in envs.values():
+        if e.kind is None:
+            continue
+        printed = re.sub(r"[{}\\]", "", e.printed) or e.name
+        if not e.numbered:
+            lines.append(f"\\newtheorem*{{{e.name}}}{{{printed}}}")
+        elif e.counter != e.name:
+            lines.append(f"\\newtheorem{{{e.name}}}[{e.counter}]{{{printed}}}")
+        else:
+            within = f"[{e.within}]" if e.within else ""
+            lines.append(f"\\newtheorem{{{e.name}}}{{{printed}}}{within}")
+    return "\n".join(lines)
+
+
+def document_body(text: str) -> tuple[str, int]:
+    """The text between ``\\begin{document}`` and ``\\end{document}`` and the number of lines before it."""
+    m = re.search(r"\\begin\s*\{document\}", text)
+    if not m:
+        return text, 0
+    end = re.search(r"\\end\s*\{document\}", text[m.end() :])
+    body = text[m.end() : m.end() + end.start()] if end else text[m.end() :]
+    return body, text.count("\n", 0, m.end())
+
+
+def extract_statements(
+    text: str,
+    envs: dict[str, TheoremEnv],
+    macros: dict[str, Macro],
+    *,
+    use_plastex: bool = True,
+    base_dir: str | None = None,
+    timeout_s: float = 60.0,
+) -> Extraction:
+    """Parse ``text`` (comment-stripped, flattened) with plasTeX, falling back to the regex parser."""
+    t0 = time.perf_counter()
+    fb = parse_fallback(text, envs)
+    found = {"fallback": len(fb.statements)}
+    secs = {"fallback": time.perf_counter() - t0}
+    if not use_plastex:
+        return Extraction(fb.statements, "fallback", "plasTeX disabled", fb, found, secs)
+    if not plastex_available():
+        return Extraction(fb.statements, "fallback", "plasTeX not installed", fb, found, secs)
+    if not fb.statements and not any(f"\\begin{{{n}}}" in text for n in envs):
+        return Extraction([], "fallback", None, fb, found, secs)
+    from corpus_build.plastex_parser import parse_with_plastex
+
+    body, offset = document_body(text)
+    kinds = {n: e.kind for n, e in envs.items() if e.kind}
+    pr = parse_with_plastex(
+        body, theorem_envs=kinds, preamble=preamble_for(envs, macros), base_dir=base_dir, timeout_s=timeout_s
+    )
+    found["plastex"] = len(pr.statements)
+    secs["plastex"] = pr.seconds
+    if pr.error:
+        reason = f"plasTeX error: {pr.error[:300]}"
+    elif pr.truncated:
+        reason = "plasTeX output truncated"
+    elif len(pr.statements) < len(fb.statements):
+        reason = f"plasTeX found {len(pr.statements)} statements, fallback {len(fb.statements)}"
+    else:
+        for s in pr.statements:
+            if s.line is not None:
+                s.line += offset
+        return Extraction(pr.statements, "plastex", None, fb, found, secs)
+    return Extraction(fb.statements, "fallback", reason, fb, found, secs)

@@ -1,0 +1,45 @@
+"""Theorem records brought as JSON Lines (the fields of :class:`theorem_rag.records.Theorem`), validated per line.
+
+>>> import tempfile, pathlib
+>>> p = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
+>>> _ = p.write_text('{"id": "me:1", "source": "me", "kind": "lemma", "body_latex": "Every group is a set.", "doc_id": "me"}\\nnot json\\n')
+>>> rows, bad = read_theorems(p)
+>>> [t.id for t in rows], bad
+(['me:1'], [(2, 'invalid JSON: Expecting value')])
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from theorem_rag.records import KINDS, Theorem
+
+
+def read_theorems(path: Path) -> tuple[list[Theorem], list[tuple[int, str]]]:
+    """Valid records (``parser`` set to ``jsonl`` unless given) and ``(line number, error)`` for the others."""
+    rows: list[Theorem] = []
+    bad: list[tuple[int, str]] = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                d = json.loads(line)
+            except json.JSONDecodeError as e:
+                bad.append((n, f"invalid JSON: {e.msg}"))
+                continue
+            if not isinstance(d, dict):
+                bad.append((n, "not a JSON object"))
+                continue
+            d.setdefault("parser", "jsonl")
+            try:
+                t = Theorem.from_dict(d)
+            except (ValueError, TypeError) as e:
+                bad.append((n, str(e)))
+                continue
+            if t.kind not in KINDS:
+                bad.append((n, f"unknown kind {t.kind!r} (expected one of {', '.join(KINDS)})"))
+                continue
+            rows.append(t)
+    return rows, bad

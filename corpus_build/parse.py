@@ -1,0 +1,303 @@
+"""Orchestration: SOURCE paths in, ``theorems.jsonl``/``documents.jsonl``/``report.json``/``report.md`` out.
+
+>>> import tempfile, pathlib
+>>> src = pathlib.Path(tempfile.mkdtemp()); out = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (src / "main.tex").write_text(r"\\documentclass{article}\\newtheorem{thm}{Theorem}\\begin{document}"
+...     r"\\begin{thm}\\label{t:one}Every prime $p>2$ is odd.\\end{thm}\\end{document}")
+>>> rep = parse_sources([src], out, use_plastex=False, progress=False)
+>>> rep.sources[0].records_kept, (out / "theorems.jsonl").read_text().count("\\n")
+(1, 1)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+from corpus_build.adapters import Adapter, Unit, adapter_class
+from corpus_build.adapters.base import slug
+from corpus_build.adapters.papers import PaperAdapter, read_manifest
+from corpus_build.extract import extract_statements, plastex_available
+from corpus_build.filters import apply_filters, normalized
+from corpus_build.jsonl import read_theorems
+from corpus_build.macros import collect_macros, expand_macros
+from corpus_build.report import Report, SourceReport
+from corpus_build.sources import SourceTree, detect_corpus, extract_tar, is_tar, walk_tree
+from corpus_build.texfiles import DEFAULT_MAX_FILE_BYTES, BadFile, flatten, read_tex, strip_comments
+from corpus_build.theorems import DEFAULT_ENVS, parse_theorem_decls, theorem_wrappers
+from corpus_build.writer import write_outputs
+from theorem_rag.records import Document, Theorem
+
+
+def _bar(total: int, desc: str, progress: bool):
+    if not progress:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="doc", leave=False)
+
+
+def _read_texts(tree: SourceTree, rep: SourceReport, max_bytes: int) -> dict[str, str]:
+    """Every LaTeX file of the tree, comment-stripped; unreadable ones go to the report."""
+    texts: dict[str, str] = {}
+    rep.files_seen += len(tree.files)
+    rep.files_not_latex += tree.other_files
+    for p in tree.problems:
+        rep.fail(p.path, p.reason)
+    for rel in tree.files:
+        try:
+            raw, note = read_tex(tree.root / rel, max_bytes)
+        except BadFile as e:
+            rep.fail(rel, str(e))
+            continue
+        if note:
+            rep.notes.append({"path": rel, "note": note})
+        texts[rel] = strip_comments(raw)
+    rep.files_read += len(texts)
+    return texts
+
+
+def _declarations(texts: dict[str, str]) -> tuple[dict, dict, dict]:
+    """Theorem environments, user macros and theorem-declaring wrapper macros of a whole tree (``.sty`` first)."""
+    ordered = sorted(texts, key=lambda r: (not r.endswith((".sty", ".cls")), r))
+    envs, macros, wrappers = dict(DEFAULT_ENVS), {}, {}
+    for rel in ordered:
+        wrappers.update(theorem_wrappers(texts[rel]))
+    for rel in ordered:
+        envs = parse_theorem_decls(texts[rel], envs, wrappers)
+        macros.update(collect_macros(texts[rel].split("\\begin{document}", 1)[0]))
+    return envs, macros, wrappers
+
+
+def _units(adapter: Adapter, texts: dict[str, str], envs: dict, rep: SourceReport, max_bytes: int) -> list[Unit]:
+    """Main files flattened with their includes, then every file no main file reached that holds statements."""
+    root = adapter.tree.root
+    units: list[Unit] = []
+    reached: set[str] = set()
+    begin_any = re.compile(r"\\begin\s*\{(" + "|".join(re.escape(n) for n in envs) + r")\}") if envs else None
+    mains = adapter.main_files(texts)
+    rest = [r for r in sorted(texts) if r.endswith((".tex", ".ltx")) and r not in mains]
+    for rel in mains + rest:
+        standalone = rel not in mains
+        if standalone and rel in reached:
+            continue
+        if standalone and (begin_any is None or not begin_any.search(texts[rel])):
+            rep.without_statements.append(rel)
+            continue
+        try:
+            flat = flatten(root / rel, root, max_bytes=max_bytes)
+        except BadFile as e:
+            rep.fail(rel, str(e))
+            continue
+        reached.update(flat.files)
+        units.append(Unit(adapter.doc_id(rel), rel, flat))
+        for f, why in flat.problems:
+            rep.notes.append({"path": f, "note": why})
+    return units
+
+
+def _to_theorem(adapter: Adapter, unit: Unit, s, index: int, parser: str, macros: dict) -> Theorem:
+    """The record for one parsed statement: the adapter names it, links it and adds its metadata."""
+    expanded = s.body_expanded or expand_macros(s.body, macros)
+    tid = adapter.theorem_id(s, unit, index)
+    return Theorem(
+        id=tid,
+        source=adapter.source,
+        kind=s.kind,
+        body_latex=s.body,
+        doc_id=unit.doc_id,
+        body_expanded=expanded if expanded != s.body else "",
+        number=s.number,
+        name=s.name,
+        label=s.label,
+        section=tuple(s.section),
+        proof_refs=tuple(adapter.ref_ids(s, unit)),
+        url=adapter.url(s, tid, unit),
+        parser=s.parser or parser,
+        file=s.file,
+        line=s.line,
+        meta=adapter.meta(s, unit),
+    )
+
+
+def parse_tree(
+    adapter: Adapter, rep: SourceReport, *, use_plastex: bool, max_bytes: int, progress: bool
+) -> tuple[list[Theorem], list[Document]]:
+    """Parse every document of one source tree with its adapter; filters and id checks apply per source."""
+    tree = adapter.tree
+    texts = _read_texts(tree, rep, max_bytes)
+    pm = adapter.source == "planetmath"
+    envs, macros, wrappers = ({}, {}, {}) if pm else _declarations(texts)
+    units = _units(adapter, texts, envs, rep, max_bytes)
+    found: list[Theorem] = []
+    bar = _bar(len(units), adapter.source, progress)
+    docs: dict[str, Document] = {}
+    for unit in units:
+        t0 = time.perf_counter()
+        stmts = adapter.statements(unit)
+        if stmts is not None:
+            rep.parser_runs["fallback"] += len(stmts)
+            rep.parser_seconds["fallback"] += time.perf_counter() - t0
+            if not stmts:
+                rep.without_statements.append(unit.main)
+        parser = "fallback"
+        if stmts is None:
+            local_envs = parse_theorem_decls(unit.flat.text, envs, wrappers)
+            ext = extract_statements(
+                unit.flat.text, local_envs, macros, use_plastex=use_plastex, base_dir=str(tree.root)
+            )
+            stmts, parser = ext.statements, ext.parser
+            rep.parser_runs.update(ext.found_by)
+            rep.parser_seconds.update(ext.seconds)
+            if ext.reason and ext.statements and ext.reason not in ("plasTeX disabled", "plasTeX not installed"):
+                rep.fallback_units.append({"file": unit.main, "reason": ext.reason})
+            for k, v in ext.fallback.unknown_kind.items():
+                rep.dropped[f"unknown_kind:{k}"] += v
+            rep.unterminated += [{"file": unit.main, "env": e, "line": ln} for e, ln in ext.fallback.unterminated]
+        rep.found_by_parser[parser] += len(stmts)
+        if stmts and unit.doc_id not in docs:
+            docs[unit.doc_id] = adapter.document(unit)
+        per_file: Counter = Counter()
+        for s in stmts:
+            if s.file is None and s.line is not None:
+                s.file, s.line = unit.flat.line_map.locate(s.line)
+            key = s.file or unit.main
+            found.append(_to_theorem(adapter, unit, s, per_file[key], parser, macros))
+            per_file[key] += 1
+        if bar:
+            bar.update(1)
+    if bar:
+        bar.close()
+    rep.statements_found += len(found)
+    rep.documents += len(docs)
+    return found, list(docs.values())
+
+
+def _finish(theorems: list[Theorem], rep: SourceReport) -> list[Theorem]:
+    """Filters, unique ids and proof references resolved to statements of the same source."""
+    from dataclasses import replace
+
+    known = {t.id for t in theorems}
+    kept = list(apply_filters(theorems, lambda t: t.body_latex, rep.dropped, lambda t: t.doc_id))
+    seen: Counter = Counter()
+    bodies: dict[str, str] = {}
+    out = []
+    for t in kept:
+        if bodies.get(t.id) == normalized(t.body_latex):
+            rep.dropped["duplicate"] += 1
+            continue
+        bodies.setdefault(t.id, normalized(t.body_latex))
+        seen[t.id] += 1
+        tid = t.id if seen[t.id] == 1 else f"{t.id}#{seen[t.id]}"
+        rep.id_collisions += seen[t.id] > 1
+        refs = tuple(dict.fromkeys(r for r in t.proof_refs if r in known and r != t.id))
+        rep.refs_resolved += len(refs)
+        rep.refs_unresolved += len(set(t.proof_refs)) - len(refs)
+        out.append(replace(t, id=tid, proof_refs=refs))
+    rep.records_kept += len(out)
+    rep.kept_by_parser.update(t.parser for t in out)
+    rep.kept_by_kind.update(t.kind for t in out)
+    return out
+
+
+def adapters_for(path: Path, scratch: Path, rep: SourceReport, max_bytes: int) -> list[Adapter]:
+    """The adapters (one per paper for a manifest folder) for a folder, tarball or single file."""
+    if is_tar(path):
+        dest = Path(tempfile.mkdtemp(prefix="src-", dir=scratch))
+        for p in extract_tar(path, dest, max_member_bytes=max_bytes):
+            rep.fail(p.path, p.reason)
+        root = dest
+        entries = [e for e in dest.iterdir()]
+        if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
+            root = entries[0]
+        tree = walk_tree(root)
+        rep.corpus = detect_corpus(root)
+    elif path.is_file():
+        tree = SourceTree(path.parent.resolve(), [path.name], label=path.stem)
+        rep.corpus = "paper"
+    else:
+        tree = walk_tree(path)
+        rep.corpus = detect_corpus(tree.root)
+    if rep.corpus == "papers":
+        entries, bad = read_manifest(tree.root / "MANIFEST.jsonl")
+        for n, why in bad:
+            rep.fail(f"MANIFEST.jsonl:{n}", why)
+        out, covered = [], set()
+        for e in entries:
+            sub = tree.root / e["id"]
+            if not sub.is_dir():
+                rep.fail(e["id"], "paper folder named in MANIFEST.jsonl is missing")
+                continue
+            covered.add(e["id"])
+            out.append(PaperAdapter(walk_tree(sub, label=e["id"]), e["id"], e))
+        for f in tree.files:
+            if f.split("/", 1)[0] not in covered:
+                rep.fail(f, "not in a paper folder listed in MANIFEST.jsonl")
+        return out
+    cls = adapter_class(rep.corpus)
+    return [cls(tree, source=None if cls is not Adapter else slug(tree.label))]
+
+
+def parse_sources(
+    paths: Iterable[str | os.PathLike],
+    out_dir: str | os.PathLike,
+    *,
+    fmt: str = "jsonl",
+    use_plastex: bool = True,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    progress: bool = True,
+) -> Report:
+    """Parse every SOURCE (folder, tarball, ``.tex`` or ``.jsonl``) into records written under ``out_dir``.
+
+    Nothing is written outside ``out_dir``: tarballs are unpacked in a scratch folder inside it, removed after.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".scratch-", dir=out))
+    start = time.perf_counter()
+    report = Report([], plastex_available=use_plastex and plastex_available())
+    theorems: list[Theorem] = []
+    documents: list[Document] = []
+    try:
+        for raw_path in paths:
+            path = Path(raw_path)
+            t0 = time.perf_counter()
+            rep = SourceReport(path.name, str(path), "paper")
+            report.sources.append(rep)
+            if not path.exists():
+                rep.fail(str(path), "no such file or folder")
+                continue
+            if path.is_file() and path.suffix == ".jsonl":
+                rep.corpus, rep.source = "jsonl", path.stem
+                rows, bad = read_theorems(path)
+                for n, why in bad:
+                    rep.fail(f"{path.name}:{n}", why)
+                rep.files_seen = rep.files_read = 1
+                rep.statements_found = len(rows)
+                rep.found_by_parser["jsonl"] = len(rows)
+                theorems += _finish(rows, rep)
+                continue
+            if path.is_file() and not is_tar(path) and path.suffix.lower() not in (".tex", ".ltx"):
+                rep.fail(str(path), "not a folder, tarball, .tex or .jsonl file")
+                continue
+            found: list[Theorem] = []
+            for adapter in adapters_for(path, scratch, rep, max_file_bytes):
+                rep.source = adapter.source if rep.corpus != "papers" else "papers"
+                ts, ds = parse_tree(
+                    adapter, rep, use_plastex=use_plastex, max_bytes=max_file_bytes, progress=progress
+                )
+                found += ts
+                documents += ds
+            theorems += _finish(found, rep)
+            rep.seconds = round(time.perf_counter() - t0, 2)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    report.seconds = time.perf_counter() - start
+    write_outputs(out, theorems, documents, report, fmt)
+    return report

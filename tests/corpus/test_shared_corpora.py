@@ -1,0 +1,41 @@
+"""Full-corpus checks on /work/shared (marked slow): counts near the README and eval ids covered."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from corpus_build.parse import parse_sources
+
+SHARED = Path("/work/shared")
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    if not (SHARED / "corpora" / "stacks").is_dir():
+        pytest.fail("the shared corpora are missing: expected /work/shared/corpora (see its README.md)")
+    out = tmp_path_factory.mktemp("shared")
+    report = parse_sources([SHARED / "corpora" / c for c in ("stacks", "planetmath")], out, use_plastex=False,
+                           progress=False)
+    recs = [json.loads(x) for x in (out / "theorems.jsonl").open()]
+    return report, recs
+
+
+def _eval_ids(name: str) -> list[str]:
+    return [r for q in map(json.loads, (SHARED / "eval" / name).open()) for r in q["relevant"]]
+
+
+def test_counts_near_readme(records):
+    report, recs = records
+    tagged = sum(1 for r in recs if r["source"] == "stacks" and "tag" in r["meta"])
+    entries = sum(1 for r in recs if r["source"] == "planetmath")
+    assert tagged >= 16000 and entries >= 3800
+    assert all(not s.failed for s in report.sources)
+
+
+@pytest.mark.parametrize("name", ["stacks_slogans_dev.jsonl", "stacks_proof_refs.jsonl", "planetmath_synonyms.jsonl"])
+def test_eval_ids_are_covered(records, name):
+    ids = {r["id"] for r in records[1]}
+    wanted = _eval_ids(name)
+    assert sum(w in ids for w in wanted) / len(wanted) >= 0.99

@@ -1,0 +1,253 @@
+"""plasTeX parser on small hand-written documents: numbering, names, labels, refs, macros, failures."""
+
+from __future__ import annotations
+
+import doctest
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from corpus_build import plastex_parser
+from corpus_build.plastex_parser import compose_document, parse_with_plastex, scan_environments
+
+FIXTURES = Path(__file__).parent / "fixtures"
+ENVS = {"theorem": "theorem", "lemma": "lemma", "mainthm": "theorem", "defn": "definition"}
+
+
+@pytest.fixture(scope="module")
+def numbering():
+    result = parse_with_plastex((FIXTURES / "numbering.tex").read_text(), theorem_envs=ENVS, base_dir=str(FIXTURES))
+    assert result.error is None
+    return result
+
+
+def test_finds_every_statement_in_order(numbering):
+    assert [(s.env, s.kind, s.line) for s in numbering.statements] == [
+        ("theorem", "theorem", 13),
+        ("lemma", "lemma", 23),
+        ("mainthm", "theorem", 30),
+        ("lemma", "lemma", 34),
+        ("defn", "definition", 37),
+    ]
+    assert numbering.truncated is False
+    assert all(s.parser == "plastex" for s in numbering.statements)
+
+
+def test_numbers_follow_shared_counters_sections_and_stars(numbering):
+    # lemma shares theorem's counter, which is numbered within sections; mainthm is unnumbered.
+    assert [s.number for s in numbering.statements] == ["1.1", "1.2", None, "2.1", "1"]
+
+
+def test_names_labels_and_sections(numbering):
+    first, second, _, fourth, defn = numbering.statements
+    assert first.name == "Foo bar"
+    assert first.label == "thm:a"
+    assert first.labels == ["thm:a", "thm:a2"]
+    assert first.section == ["Schemes", "Affine"]
+    assert second.name is None and second.labels == ["lem:c"]
+    assert fourth.section == ["Curves"] and fourth.label is None
+    assert defn.name == "{Ring [commutative]}"
+
+
+def test_body_as_written_keeps_math_percent_and_verb_and_drops_comments(numbering):
+    assert numbering.statements[0].body == (
+        "Let $X = \\Spec R$ and $50\\%$ of $R$.\n"
+        "\\begin{enumerate}\n"
+        "\\item one \\verb|\\end{theorem}|\n"
+        "\\item two \\unknownmacro{x}\n"
+        "\\end{enumerate}"
+    )
+
+
+def test_body_expanded_expands_user_macros_only_where_there_are_some(numbering):
+    first = numbering.statements[0]
+    assert "\\operatorname {Spec}R" in first.body_expanded
+    assert "\\Spec" not in first.body_expanded
+    assert "\\unknownmacro {x}" in first.body_expanded
+    assert "\\label" not in first.body_expanded and "a comment" not in first.body_expanded
+    assert numbering.statements[1].body_expanded == ""
+
+
+def test_refs_come_from_the_proof_right_after_the_statement(numbering):
+    assert numbering.statements[0].refs == ["thm:b", "lem:c", "lem:d", "x"]
+    # The lemma's proof is separated from it by text, so it is not the lemma's proof.
+    assert numbering.statements[1].refs == []
+
+
+def test_body_without_preamble_is_wrapped_and_user_preamble_macros_apply():
+    result = parse_with_plastex(
+        "\\section{Intro}\n\\begin{lem}[Easy]\\label{e} $\\Z \\ne \\emptyset$ \\end{lem}\n"
+        "\\begin{thm*} Unnumbered. \\end{thm*}\n\\begin{lem} Again. \\end{lem}",
+        theorem_envs={"lem": "lemma", "thm*": "theorem"},
+        preamble="\\def\\Z{\\mathbb{Z}}",
+    )
+    assert result.error is None and result.truncated is False
+    assert [(s.env, s.number, s.name, s.label, s.line) for s in result.statements] == [
+        ("lem", "1", "Easy", "e", 2),
+        ("thm*", None, None, None, 3),
+        ("lem", "2", None, None, 4),
+    ]
+    assert result.statements[0].body == "$\\Z \\ne \\emptyset$"
+    # plasTeX re-spaces the source it writes back; TeX reads both the same way.
+    assert result.statements[0].body_expanded == "$\\mathbb {Z}\\ne \\emptyset $"
+
+
+def test_declaretheorem_siblings_share_a_counter():
+    preamble = (
+        "\\usepackage{thmtools}\n\\declaretheorem[name=Theorem,numberwithin=section]{theorem}\n"
+        "\\declaretheorem[name=Lemma,sibling=theorem]{lemma}\n"
+    )
+    text = "\\section{A}\\begin{theorem}T\\end{theorem}\\begin{lemma}L\\end{lemma}"
+    result = parse_with_plastex(text, theorem_envs={"theorem": "theorem", "lemma": "lemma"}, preamble=preamble)
+    assert [s.number for s in result.statements] == ["1.1", "1.2"]
+
+
+def test_missing_end_is_reported_as_truncated_and_loses_nothing():
+    result = parse_with_plastex((FIXTURES / "unclosed.tex").read_text(), theorem_envs={"lemma": "lemma"})
+    assert result.error is None
+    assert result.truncated is True
+    assert [(s.label, s.line, s.number) for s in result.statements] == [("l1", 1, "1"), (None, 3, "2")]
+    assert result.statements[0].body.startswith("First.\n\\begin{lemma}\nSecond.")
+    assert result.statements[0].body.endswith("Tail.")
+    assert result.statements[1].body == "Second."
+
+
+def test_empty_text_and_text_without_statements_do_not_start_plastex():
+    for text in ("", "   \n", "Just prose, \\begin{proof} no statement. \\end{proof}"):
+        result = parse_with_plastex(text, theorem_envs={"lemma": "lemma"})
+        assert (result.statements, result.truncated, result.error) == ([], False, None)
+
+
+def test_macro_loop_times_out_with_an_error():
+    started = time.monotonic()
+    result = parse_with_plastex(
+        "\\begin{lemma} A. \\end{lemma}\n\\def\\x{\\x}\\x", theorem_envs={"lemma": "lemma"}, timeout_s=2
+    )
+    assert time.monotonic() - started < 30  # a hang, not a speed check: the loop never ends by itself
+    assert result.error == "plasTeX timed out after 2 s"
+    assert result.truncated is True and result.statements == []
+
+
+def test_scan_ignores_comments_and_verbatim():
+    text = (
+        "% \\begin{lemma} commented\n"
+        "\\begin{verbatim}\n\\begin{lemma}\n\\end{verbatim}\n"
+        "\\verb+\\begin{lemma}+ 100\\% \\begin{lemma}[N] B % c\n\\end{lemma}"
+    )
+    assert [(s.name, s.body, s.line, s.closed) for s in scan_environments(text, ["lemma"])] == [
+        ("N", "B", 5, True)
+    ]
+
+
+def test_compose_keeps_user_theorem_definitions_and_defines_missing_ones_first():
+    doc = compose_document(
+        "\\begin{document}\\end{document}",
+        "\\documentclass{book}\n\\newtheorem{lemma}[theorem]{Lemma}",
+        {"lemma": "lemma", "claim": "claim"},
+    )
+    assert doc == (
+        "\\newtheorem{claim}{Claim}\n\\documentclass{book}\n\\newtheorem{lemma}[theorem]{Lemma}\n\n"
+        "\\begin{document}\\end{document}"
+    )
+
+
+def test_preamble_macro_that_breaks_plastex_leads_to_a_second_parse_without_macros():
+    result = parse_with_plastex(
+        "\\section{A}\\begin{lemma}\\label{a} $\\x$ and $\\y$\\end{lemma}",
+        theorem_envs={"lemma": "lemma"},
+        preamble="\\newcommand{\\y}{Y}\n\\def\\x{{\\x}}\n\\newtheorem{lemma}{Lemma}[section]",
+        timeout_s=20,
+    )
+    assert result.error is None and result.truncated is False
+    assert result.warning == (
+        "plasTeX recursed too deeply (a macro that expands to itself?); "
+        "parsed again with only the theorem set-up of the preamble, macros unexpanded"
+    )
+    [lemma] = result.statements
+    assert (lemma.body, lemma.body_expanded, lemma.number, lemma.label, lemma.section) == (
+        "$\\x$ and $\\y$", "", "1.1", "a", ["A"]
+    )
+
+
+def test_environment_defined_through_a_user_macro_keeps_the_users_counter():
+    # HoTT defines its lemma-like environments through a wrapper macro around \newtheorem.
+    preamble = "\\newtheorem{thm}{Theorem}[section]\n\\def\\defthm#1#2{\\newtheorem{#1}[thm]{#2}}\n\\defthm{lem}{Lemma}"
+    text = "\\section{A}\\begin{thm}T\\end{thm}\\begin{lem}L\\end{lem}\\section{B}\\begin{lem}M\\end{lem}"
+    result = parse_with_plastex(text, theorem_envs={"thm": "theorem", "lem": "lemma"}, preamble=preamble)
+    assert [(s.env, s.number) for s in result.statements] == [("thm", "1.1"), ("lem", "1.2"), ("lem", "2.1")]
+
+
+def test_compose_puts_the_callers_preamble_after_the_documents_own_class_line():
+    doc = compose_document("\\documentclass{amsart}\n\\begin{document}x", "\\def\\R{\\mathbb{R}}", {"thm": "theorem"})
+    assert doc == (
+        "\\newtheorem{thm}{Theorem}\n\\documentclass{amsart}\n\n\\def\\R{\\mathbb{R}}\n"
+        "\\begin{document}x\n\\end{document}\n"
+    )
+
+
+def test_missing_plastex_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "plasTeX", None)
+    with pytest.raises(ImportError, match=r'pip install "theorem-rag\[corpus\]"'):
+        parse_with_plastex("\\begin{lemma}x\\end{lemma}", theorem_envs={"lemma": "lemma"})
+
+
+def test_importing_the_module_does_not_import_plastex():
+    code = "import sys, corpus_build.plastex_parser; print('plasTeX' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_statement_plastex_skips_does_not_shift_the_bodies_after_it():
+    text = (
+        "\\begin{lemma}\\label{a} First. \\end{lemma}\n"
+        "\\iffalse\n\\begin{lemma}\\label{x} Skipped by TeX. \\end{lemma}\n\\fi\n"
+        "\\begin{lemma}\\label{b} Third. \\end{lemma}\n"
+    )
+    result = parse_with_plastex(text, theorem_envs={"lemma": "lemma"})
+    assert [(s.label, s.body, s.line, s.number) for s in result.statements] == [
+        ("a", "First.", 1, "1"),
+        ("b", "Third.", 5, "2"),
+    ]
+    # The text scan does not run \iffalse, so it sees one environment more than plasTeX returns.
+    assert result.truncated is True
+
+
+def test_comment_environment_is_skipped_whether_or_not_the_preamble_loads_the_package():
+    text = (
+        "\\begin{comment}\n\\begin{lemma} Hidden. \\end{lemma}\n\\end{comment}\n\\begin{lemma} Seen. \\end{lemma}\n"
+        "% \\begin{comment}\n\\begin{lemma} Also seen. \\end{lemma}\n% \\end{comment}"
+    )
+    result = parse_with_plastex(text, theorem_envs={"lemma": "lemma"})
+    assert [(s.body, s.line, s.number) for s in result.statements] == [("Seen.", 4, "1"), ("Also seen.", 6, "2")]
+    assert result.truncated is False
+
+
+def test_ifnextchar_and_ifstar_take_one_branch():
+    # plasTeX has no \@ifnextchar: without the parser's own, \lam below recursed until plasTeX died.
+    preamble = (
+        "\\makeatletter\n\\def\\lam#1{L#1\\@ifnextchar\\bgroup{\\lam}{.}}\n"
+        "\\def\\foo{\\@ifnextchar[{\\foo@opt}{\\foo@opt[D]}}\n\\def\\foo@opt[#1]#2{<#1|#2>}\n"
+        "\\def\\bar{\\@ifstar{S}{N}}\n\\makeatother"
+    )
+    text = "\\begin{lemma} $\\lam{x}{y} z$ \\foo{a} \\foo[b]{c} \\bar* \\bar x \\end{lemma}"
+    result = parse_with_plastex(text, theorem_envs={"lemma": "lemma"}, preamble=preamble, timeout_s=20)
+    assert (result.error, result.warning) == (None, None)
+    assert result.statements[0].body_expanded == "$LxLy.z$ <D|a> <b|c> S Nx"
+
+
+def test_newaliascnt_shares_the_counter_and_its_format():
+    preamble = (
+        "\\usepackage{aliascnt}\n\\newtheorem{thm}{Theorem}[section]\n"
+        "\\newaliascnt{lem}{thm}\n\\newtheorem{lem}[lem]{Lemma}\n\\aliascntresetthe{lem}"
+    )
+    text = "\\section{A}\\begin{lem}L\\end{lem}\\begin{thm}T\\end{thm}\\section{B}\\begin{lem}M\\end{lem}"
+    result = parse_with_plastex(text, theorem_envs={"thm": "theorem", "lem": "lemma"}, preamble=preamble)
+    assert [(s.env, s.number) for s in result.statements] == [("lem", "1.1"), ("thm", "1.2"), ("lem", "2.1")]
+
+
+def test_docstring_examples_run():
+    result = doctest.testmod(plastex_parser)
+    assert result.attempted > 0 and result.failed == 0

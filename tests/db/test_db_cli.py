@@ -1,0 +1,39 @@
+"""``theorem-rag db ...`` against the session's embedded server."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from theorem_rag.cli.db import db
+
+pytestmark = pytest.mark.db
+
+
+def test_db_commands(pg_server, table_prefix, monkeypatch):
+    monkeypatch.delenv("THEOREM_RAG_DATABASE_URL", raising=False)
+    runner = CliRunner()
+    base = ["--data-dir", str(pg_server.data_dir.parent)]
+    out = runner.invoke(db, ["migrate", *base, "--table", table_prefix])
+    assert out.exit_code == 0 and "applied migrations [1]" in out.output
+    assert "up to date" in runner.invoke(db, ["migrate", *base, "--table", table_prefix]).output
+
+    status = json.loads(runner.invoke(db, ["status", *base, "--table", table_prefix]).output)
+    assert status["running"] and status["schema_version"] == 1 and status["theorems"] == 0
+
+    refused = runner.invoke(db, ["drop", *base, "--table", table_prefix])
+    assert refused.exit_code != 0 and "--yes" in refused.output
+    assert json.loads(runner.invoke(db, ["status", *base, "--table", table_prefix]).output)["schema_version"] == 1
+    dropped = runner.invoke(db, ["drop", *base, "--table", table_prefix, "--yes"])
+    assert dropped.exit_code == 0 and f"{table_prefix}_schema_version" in dropped.output
+
+    assert runner.invoke(db, ["stop", *base]).output.strip() == "stopped"
+    assert json.loads(runner.invoke(db, ["status", *base]).output)["running"] is False
+    started = runner.invoke(db, ["start", *base])
+    assert started.exit_code == 0 and started.output.startswith("running:")
+    assert pg_server.status()["persistent"]
+
+
+def test_external_url_refuses_start(monkeypatch):
+    out = CliRunner().invoke(db, ["stop", "--data-dir", "/tmp/unused"], env={"THEOREM_RAG_DATABASE_URL": "dbname=x"})
+    assert out.exit_code != 0 and "external server" in out.output

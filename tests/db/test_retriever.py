@@ -1,0 +1,126 @@
+"""TheoremRetriever and TheoremVectorStore (LlamaIndex) over the real store, with a tiny digest embedding."""
+
+import asyncio
+
+import pytest
+
+
+from llama_index.core.schema import NodeWithScore, TextNode  # noqa: E402
+from llama_index.core.vector_stores.types import (  # noqa: E402
+    FilterOperator,
+    MetadataFilter,
+    MetadataFilters,
+    VectorStoreQuery,
+    VectorStoreQueryMode,
+)
+
+from theorem_rag.retrieval.retriever import TheoremRetriever  # noqa: E402
+from theorem_rag.retrieval.vector_store import TheoremVectorStore, metadata_filters_to_filters  # noqa: E402
+from theorem_rag.retrieval.filters import Filters  # noqa: E402
+
+from db_helpers import SLOGANS, THEOREMS, load, make_embedding, text_vector, theorem_vectors  # noqa: E402
+
+pytestmark = pytest.mark.db
+
+
+def test_dense_only_retrieval_returns_nodes_with_metadata(store):
+    load(store)
+    retriever = TheoremRetriever(store, make_embedding(), space="toy", k=3, pool=6, hybrid=False)
+    # The digest embedding of a slogan is that statement's stored vector, so it must come first.
+    nodes = retriever.retrieve(SLOGANS["napkin:yoneda"])
+    assert isinstance(nodes[0], NodeWithScore) and nodes[0].node.node_id == "napkin:yoneda"
+    assert nodes[0].score == pytest.approx(1.0, abs=1e-5)
+    meta = nodes[0].node.metadata
+    assert meta["name"] == "Yoneda lemma" and meta["source"] == "napkin" and meta["doc_id"] == "napkin:ch1"
+    assert meta["slogan"] == SLOGANS["napkin:yoneda"] and meta["kind"] == "theorem"
+    assert "fully faithful" in meta["statement"]
+
+
+def test_hybrid_brings_keyword_query_to_the_top(store):
+    load(store)
+    dense_only = TheoremRetriever(store, make_embedding(), space="toy", k=6, pool=6, hybrid=False)
+    hybrid = TheoremRetriever(store, make_embedding(), space="toy", k=6, pool=6, hybrid=True)
+    # The digest embedding knows nothing about words: only the full-text side can find "Nakayama".
+    q = "Nakayama"
+    ranked = [n.node.node_id for n in hybrid.retrieve(q)]
+    assert ranked[0] == "stacks:00DV"
+    dense_rank = [n.node.node_id for n in dense_only.retrieve(q)].index("stacks:00DV")
+    assert ranked.index("stacks:00DV") <= dense_rank
+    hit = hybrid.search(q)[0]
+    assert hit.lexical_rank == 1 and hit.dense_rank is not None
+
+
+def test_query_validation_and_filters(store):
+    load(store)
+    r = TheoremRetriever(store, make_embedding(), space="toy", k=3, pool=6)
+    with pytest.raises(ValueError, match="empty query"):
+        r.retrieve("   ")
+    with pytest.raises(ValueError, match="limit is 20000"):
+        r.retrieve("x" * 100_000)
+    with pytest.raises(ValueError, match="unknown filter field"):
+        TheoremRetriever(store, make_embedding(), space="toy", filters={"colour": "red"})
+    got = r.search("cyclic group", k=6, filters={"source": "arxiv"})
+    assert {h.theorem_id for h in got} == {"paper:1:thm1", "paper:1:lem2"}
+    assert r.retrieve("cyclic") is not None  # still serving after bad input
+
+
+def test_async_retrieve(store):
+    load(store)
+    r = TheoremRetriever(store, make_embedding(), space="toy", k=2, pool=6)
+    nodes = asyncio.run(r.aretrieve("Yoneda lemma"))
+    assert nodes[0].node.node_id == "napkin:yoneda"
+
+
+def test_search_papers_groups_by_document(store):
+    load(store)
+    r = TheoremRetriever(store, make_embedding(), space="toy", k=5, pool=6)
+    papers = r.search_papers("cyclic", k=2)
+    assert papers[0].doc_id == "paper:1" and papers[0].document.title == "On finite groups"
+    assert {h.theorem_id for h in papers[0].hits} == {"paper:1:thm1", "paper:1:lem2"}
+    assert [p.rank for p in papers] == list(range(1, len(papers) + 1))
+
+
+def test_vector_store_add_query_delete(store):
+    store.vector_space("toy", 8)
+    vs = TheoremVectorStore.from_store(store, space="toy", pool=10)
+    nodes = []
+    for t in THEOREMS:
+        node = TextNode(id_=t.id, text=t.body_latex, metadata={"source": t.source, "kind": t.kind, "doc_id": t.doc_id,
+                                                               "name": t.name or "", "slogan": SLOGANS[t.id]})  # fmt: skip
+        node.embedding = text_vector(SLOGANS[t.id]).tolist()
+        nodes.append(node)
+    assert vs.add(nodes) == [t.id for t in THEOREMS]
+    q = VectorStoreQuery(query_embedding=theorem_vectors()[2].tolist(), similarity_top_k=2)
+    res = vs.query(q)
+    assert res.ids[0] == "paper:1:thm1" and res.similarities[0] == pytest.approx(1.0, abs=1e-5)
+    f = MetadataFilters(filters=[MetadataFilter(key="source", value="napkin")])
+    res = vs.query(VectorStoreQuery(query_embedding=theorem_vectors()[2].tolist(), similarity_top_k=5, filters=f))
+    assert set(res.ids) == {"napkin:yoneda", "napkin:lagrange"}
+    vs.delete("napkin:ch1")
+    assert store.count() == 4
+    with pytest.raises(ValueError, match="not supported"):
+        vs.query(VectorStoreQuery(query_embedding=[1.0] * 8, mode=VectorStoreQueryMode.HYBRID))
+
+
+def test_metadata_filters_mapping():
+    F, Op = MetadataFilter, FilterOperator
+    got = metadata_filters_to_filters(MetadataFilters(filters=[
+        F(key="kind", value=["lemma", "theorem"], operator=Op.IN), F(key="year", value=2000, operator=Op.GT),
+        F(key="year", value=2010, operator=Op.LTE), F(key="paper", value="p"),
+    ]))  # fmt: skip
+    assert got == Filters(kind=("lemma", "theorem"), doc_id=("p",), year_min=2001, year_max=2010)
+    with pytest.raises(ValueError, match="unsupported filter 'author'"):
+        metadata_filters_to_filters(MetadataFilters(filters=[F(key="author", value="x")]))
+    with pytest.raises(ValueError, match="unsupported filter 'source' '!='"):
+        metadata_filters_to_filters(MetadataFilters(filters=[F(key="source", value="x", operator=Op.NE)]))
+    with pytest.raises(ValueError, match="AND"):
+        metadata_filters_to_filters(MetadataFilters(filters=[F(key="source", value="x")], condition="or"))
+
+
+def test_from_settings(store):
+    from theorem_rag.config import Settings
+
+    load(store)
+    r = TheoremRetriever.from_settings(store, make_embedding(), "toy", Settings(k=2, candidate_pool=50, hybrid=False))
+    assert (r.k, r.pool, r.hybrid) == (2, 50, False)
+    assert len(r.retrieve("anything")) == 2

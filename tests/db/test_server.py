@@ -1,0 +1,57 @@
+"""The embedded server: reuse across processes, and the store when the database goes down and comes back."""
+
+import subprocess
+import sys
+
+import pytest
+
+from theorem_rag.db.store import StoreUnavailable
+
+from db_helpers import THEOREMS, load, theorem_vectors
+
+pytestmark = pytest.mark.db
+
+
+def test_another_process_reuses_the_server_and_leaves_it_running(pg_server):
+    pid = pg_server.status()["pid"]
+    code = (
+        "import sys; from theorem_rag.db.server import EmbeddedServer;"
+        f"s = EmbeddedServer({str(pg_server.data_dir)!r}); s.start(); print(s.status()['pid'])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout.strip()) == pid  # attached, not a second server
+    status = pg_server.status()
+    assert status["running"] and status["pid"] == pid  # its exit did not stop a server we still use
+
+
+def test_database_down_gives_clear_error_and_recovers(pg_server, store):
+    load(store)
+    before = store.count()
+    pg_server.stop()
+    try:
+        with pytest.raises(StoreUnavailable, match="database unavailable"):
+            store.search_text("Nakayama")
+        with pytest.raises(StoreUnavailable):
+            store.upsert_theorems([THEOREMS[0]])
+        with pytest.raises(StoreUnavailable):
+            store.search_dense("toy", theorem_vectors()[0])
+    finally:
+        pg_server.start()
+    # The same store object serves again; nothing was written while the server was down.
+    assert store.count() == before
+    assert store.search_text("Nakayama", k=1)[0].theorem_id == "stacks:00DV"
+    assert store.search_dense("toy", theorem_vectors()[0], k=1)[0].theorem_id == THEOREMS[0].id
+
+
+def test_resolve_dsn_external_and_embedded(pg_server):
+    import psycopg
+
+    from theorem_rag.config import Settings
+    from theorem_rag.db.server import resolve_dsn
+
+    assert resolve_dsn(Settings(database_url="postgresql://u@db.example/x")) == "postgresql://u@db.example/x"
+    dsn = resolve_dsn(Settings(data_dir=pg_server.data_dir.parent), database="trag_resolve")
+    with psycopg.connect(dsn) as conn:
+        assert conn.execute("SELECT current_database()").fetchone()[0] == "trag_resolve"
+    assert pg_server.status()["running"]

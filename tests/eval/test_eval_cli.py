@@ -1,0 +1,86 @@
+"""``theorem-rag eval`` on a tiny records folder with BM25: outputs, extra records, clear errors."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from theorem_rag.cli.eval import eval_command
+from theorem_rag.records import Document, Theorem
+
+STATEMENTS = {
+    "s:1": ("ch1", "Every Noetherian ring has finitely many minimal primes."),
+    "s:2": ("ch1", "A flat module over a local ring is free if finitely presented."),
+    "s:3": ("ch2", r"An \'etale morphism of schemes is open."),
+    "s:4": ("ch2", "A proper morphism is universally closed."),
+}
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    records = tmp_path / "records"
+    records.mkdir()
+    with open(records / "theorems.jsonl", "w") as f:
+        for tid, (doc, body) in STATEMENTS.items():
+            f.write(Theorem(id=tid, source="s", kind="lemma", body_latex=body, doc_id=doc).to_json() + "\n")
+    (records / "documents.jsonl").write_text(
+        "".join(Document(id=d, source="s").to_json() + "\n" for d in ("ch1", "ch2"))
+    )
+    queries = tmp_path / "dev.jsonl"
+    rows = [
+        {"id": "q1", "query": "minimal primes of a Noetherian ring", "relevant": ["s:1"]},
+        {"id": "q2", "query": "etale morphisms are open", "relevant": ["s:3"], "exclude": ["s:4"]},
+        {"id": "q3", "query": "proper implies universally closed", "relevant": ["s:9"]},
+    ]
+    queries.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return tmp_path, records, queries
+
+
+def run(*args):
+    return CliRunner().invoke(eval_command, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_eval_writes_json_markdown_and_plot(corpus):
+    tmp, records, queries = corpus
+    out = tmp / "out"
+    result = run("--queries", queries, "--config", "bm25-latex", "--records", records, "--out", out, "--k", 1, "--k", 2)
+    assert result.exit_code == 0, result.output
+    assert "### dev (n = 3; 1 with relevant ids missing from the corpus (1 with none present" in result.output
+    data = json.loads((out / "results.json").read_text())
+    scores = data["results"]["bm25-latex"]["dev"]
+    assert scores["n"] == 3 and data["ks"] == [1, 2]
+    assert scores["theorem"]["hit@1"] == pytest.approx(2 / 3)
+    assert scores["paper"]["hit@1"] == pytest.approx(2 / 3)
+    assert {q["query_id"]: q["rank"] for q in data["per_query"]} == {"q1": 1, "q2": 1, "q3": None}
+    assert (out / "results.md").read_text().startswith("### dev")
+    assert (out / "hit_at_k.png").read_bytes()[:4] == (out / "recall_at_k.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_extra_records_count_for_one_run_only(corpus):
+    tmp, records, queries = corpus
+    extra = tmp / "extra.jsonl"
+    extra.write_text(Theorem(id="s:9", source="x", kind="lemma", body_latex="Proper implies universally closed.",
+                             doc_id="ch9").to_json() + "\n")
+    before = (records / "theorems.jsonl").read_text()
+    result = run("--queries", queries, "--records", records, "--extra-records", extra, "--out", tmp / "o", "--no-plots")
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp / "o" / "results.json").read_text())
+    assert data["results"]["bm25-latex"]["dev"]["theorem"]["hit@1"] == 1.0
+    assert data["results"]["bm25-latex"]["dev"]["n_missing"] == 0
+    assert (records / "theorems.jsonl").read_text() == before
+    assert not (tmp / "o" / "hit_at_k.png").exists()
+
+
+def test_errors_are_clear(corpus):
+    tmp, records, queries = corpus
+    result = run("--queries", queries, "--config", "nope", "--records", records)
+    assert result.exit_code == 1 and "unknown configuration 'nope'; available:" in result.output
+    bad = tmp / "bad.jsonl"
+    bad.write_text('{"id": "x", "query": "q", "relevant": ["s:1"]}\n{"id": "y"}\n')
+    result = run("--queries", bad, "--records", records)
+    assert result.exit_code == 1 and f"{bad}:2:" in result.output
+    result = run("--queries", queries, "--records", tmp / "missing")
+    assert result.exit_code == 1 and "theorems.jsonl not found" in result.output
+    assert run("--records", records).exit_code == 2
+    listing = run("--list-configs")
+    assert listing.exit_code == 0 and "bm25-latex\t" in listing.output

@@ -1,0 +1,67 @@
+"""Loading query sets: the shared format, and clear file:line errors for bad lines."""
+
+import json
+
+import pytest
+
+from theorem_rag.eval.queries import Query, QueryFileError, load_queries, query_set_name
+
+
+def write(tmp_path, lines, name="set.jsonl"):
+    path = tmp_path / name
+    path.write_text("\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n")
+    return path
+
+
+def test_loads_all_fields_and_skips_blank_lines(tmp_path):
+    path = write(tmp_path, [
+        {"id": "q1", "query": "null set", "relevant": ["planetmath:EmptySet"]},
+        "",
+        {"id": "q2", "query": "lemma", "relevant": ["a", "b", "a"], "relevant_papers": ["p"], "exclude": ["s:1"]},
+    ])
+    assert load_queries(path) == [
+        Query("q1", "null set", ("planetmath:EmptySet",)),
+        Query("q2", "lemma", ("a", "b"), ("p",), ("s:1",)),
+    ]
+    assert query_set_name(path) == "set"
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ("{not json", "not valid JSON"),
+        ({"id": "q", "query": "x"}, "at least one theorem id"),
+        ({"id": "q", "query": "x", "relevant": []}, "at least one theorem id"),
+        ({"id": "q", "query": "", "relevant": ["a"]}, "'query' must be a non-empty string"),
+        ({"query": "x", "relevant": ["a"]}, "'id' must be a non-empty string"),
+        ({"id": "q", "query": "x", "relevant": "a"}, "'relevant' must be a list"),
+        ({"id": "q", "query": "x", "relevant": ["a"], "exclude": [1]}, "'exclude' must be a list"),
+        ({"id": "q", "query": "x", "relevant": ["a"], "relevent": ["b"]}, "unknown field"),
+        (["q", "x"], "expected a JSON object"),
+    ],
+)
+def test_bad_line_names_file_and_line(tmp_path, bad, message):
+    path = write(tmp_path, [{"id": "ok", "query": "fine", "relevant": ["a"]}, bad])
+    with pytest.raises(QueryFileError, match=message) as e:
+        load_queries(path)
+    assert f"{path}:2:" in str(e.value)
+
+
+def test_duplicate_ids_and_empty_file(tmp_path):
+    q = {"id": "q", "query": "x", "relevant": ["a"]}
+    with pytest.raises(QueryFileError, match=r":2: duplicate query id 'q' \(first on line 1\)"):
+        load_queries(write(tmp_path, [q, q]))
+    with pytest.raises(QueryFileError, match="no queries"):
+        load_queries(write(tmp_path, [""], name="empty.jsonl"))
+    with pytest.raises(QueryFileError, match="cannot read"):
+        load_queries(tmp_path / "absent.jsonl")
+
+
+def test_shared_dev_sets_load():
+    from pathlib import Path
+
+    root = Path("/work/shared/eval")
+    if not root.is_dir():
+        pytest.fail("the shared dev sets are expected in /work/shared/eval")
+    sizes = {p.name: len(load_queries(p)) for p in sorted(root.glob("*.jsonl"))}
+    assert sizes == {"planetmath_synonyms.jsonl": 1695, "stacks_proof_refs.jsonl": 1000, "stacks_slogans_dev.jsonl": 80}

@@ -1,0 +1,52 @@
+"""A real ``TheoremSearch`` for the integration tests (REST API, MCP server, LlamaIndex tools).
+
+51 real statements (tests/fixtures/integrations, see its README) indexed with the bundled MiniLM model and the
+offline slogan writer on the session's embedded PostgreSQL. Built once per test session, whichever test package
+asks first; the session database (and the tables in it) is dropped by ``tests/conftest.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+from theorem_rag.records import Document, Theorem
+
+FIXTURES = Path(__file__).parent / "fixtures" / "integrations"
+_BUILT: dict[str, tuple[object, str]] = {}
+
+
+def records() -> tuple[list[Theorem], list[Document]]:
+    theorems = [Theorem.from_dict(json.loads(line)) for line in (FIXTURES / "theorems.jsonl").open()]
+    documents = [Document.from_dict(json.loads(line)) for line in (FIXTURES / "documents.jsonl").open()]
+    return theorems, documents
+
+
+def integration_search(dsn: str):
+    """``(TheoremSearch, table prefix)`` over the fixture records in the database at ``dsn``; cached per DSN."""
+    if dsn in _BUILT:
+        return _BUILT[dsn]
+    from theorem_rag.db.store import TheoremStore
+    from theorem_rag.embed import Embedder
+    from theorem_rag.search import TheoremSearch, space_name
+    from theorem_rag.slogans.offline import OfflineSloganWriter
+
+    table = f"integ_{uuid.uuid4().hex[:8]}"
+    store = TheoremStore(dsn, table=table)
+    embedder = Embedder()
+    space = space_name(embedder.model_name, "slogan")
+    theorems, documents = records()
+    # Through the store directly rather than ingest.build_index: its LlamaIndex vector store currently rewrites
+    # each record from node metadata (body := slogan text, number/url/label dropped), which these tests detect.
+    written = []
+    OfflineSloganWriter().write(theorems, {d.id: d for d in documents}, written.append)
+    slogans = {r.theorem_id: r.slogan for r in written if r.ok}
+    store.upsert_documents(documents)
+    store.upsert_theorems(theorems, slogans=slogans)
+    store.vector_space(space, embedder.dim, field="slogan", model=embedder.model_name)
+    ids = [t.id for t in theorems]
+    store.write_vectors(space, ids, embedder.embed_documents([slogans[i] for i in ids]))
+    store.build_index(space)
+    _BUILT[dsn] = TheoremSearch(store, embedder, space=space, k=5, max_k=50), table
+    return _BUILT[dsn]

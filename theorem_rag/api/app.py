@@ -1,0 +1,205 @@
+"""The REST API (FastAPI): a thin edge that turns HTTP into :class:`~theorem_rag.search.TheoremSearch` calls.
+
+Errors come back as JSON ``{"error": code, "message": text}``: bad input is 400 (malformed JSON) or 422, an
+unknown id 404, a missing API key 401, a body over the cap 413, no index or no database 503.
+
+>>> app = create_app(TheoremSearch.from_settings())      # doctest: +SKIP
+>>> uvicorn.run(app, host="127.0.0.1", port=8000)        # doctest: +SKIP
+"""
+
+# No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose annotations name
+# closure variables (the auth scheme, the limits).
+import hmac
+import logging
+from collections.abc import Callable
+from typing import Annotated, Any
+
+try:
+    import anyio.to_thread
+    from fastapi import Depends, FastAPI, Path, Query, Request
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import JSONResponse
+    from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+    from starlette.exceptions import HTTPException
+except ImportError as err:  # pragma: no cover - depends on the environment
+    raise ImportError('the REST API needs FastAPI: pip install "theorem-rag[api]"') from err
+
+from theorem_rag.api.limits import BodySizeLimit
+from theorem_rag.api.models import (
+    DocumentOut, ErrorOut, HitOut, Level, PaperHitOut, PaperOut, SearchRequest, SearchResponse, TheoremOut,
+    TheoremSummary,
+)  # fmt: skip
+
+log = logging.getLogger("theorem_rag.api")
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorOut, "description": text}
+    for code, text in [(400, "Malformed request"), (401, "Missing or wrong API key"), (404, "Unknown id"),
+                       (413, "Body too large"), (422, "Invalid input"), (503, "No index or database down")]
+}  # fmt: skip
+
+
+def _error(status: int, code: str, message: str, details: list | None = None, headers: dict | None = None) -> JSONResponse:
+    body = ErrorOut(error=code, message=message, details=details).model_dump(exclude_none=True)
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _validation_details(exc: RequestValidationError) -> tuple[str, list[dict[str, Any]]]:
+    # The rejected values are the caller's data (and may be huge): report where and why, not what.
+    details = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")} for e in exc.errors()]
+    text = "; ".join(f"{'.'.join(str(p) for p in d['loc'][1:]) or d['loc'][0]}: {d['msg']}" for d in details[:5])
+    return text or "invalid request", details
+
+
+def _install_error_handlers(app: FastAPI, index_errors: tuple[type, type]) -> None:
+    not_built, unavailable = index_errors
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        message, details = _validation_details(exc)
+        if any(d["type"] == "json_invalid" for d in details):
+            return _error(400, "malformed_json", f"the body is not valid JSON: {message}", details)
+        return _error(422, "invalid_request", message, details)
+
+    @app.exception_handler(ValueError)
+    async def bad_value(request: Request, exc: ValueError) -> JSONResponse:
+        return _error(422, "invalid_request", str(exc))
+
+    @app.exception_handler(not_built)
+    async def no_index(request: Request, exc: Exception) -> JSONResponse:
+        return _error(503, "index_not_built", str(exc))
+
+    @app.exception_handler(unavailable)
+    async def no_database(request: Request, exc: Exception) -> JSONResponse:
+        log.warning("database unavailable: %s", exc)
+        return _error(503, "database_unavailable", "the database is unavailable; retry shortly", headers={"Retry-After": "5"})
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        codes = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
+        return _error(exc.status_code, codes.get(exc.status_code, "http_error"), str(exc.detail), headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def internal(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return _error(500, "internal_error", "internal error; the server logged the details")
+
+
+def _auth_dependency(api_key: str | None) -> Callable[..., None]:
+    header = APIKeyHeader(name="X-API-Key", auto_error=False, description="The key in THEOREM_RAG_API_KEY.")
+    bearer = HTTPBearer(auto_error=False, description="The key in THEOREM_RAG_API_KEY, as a bearer token.")
+
+    def check(key: Annotated[str | None, Depends(header)] = None,
+              token: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)] = None) -> None:  # fmt: skip
+        if api_key is None:
+            return
+        given = key or (token.credentials if token else None)
+        if given is None or not hmac.compare_digest(given.encode(), api_key.encode()):
+            raise HTTPException(401, "missing or wrong API key (X-API-Key header or Authorization: Bearer)",
+                                headers={"WWW-Authenticate": "Bearer"})  # fmt: skip
+
+    return check
+
+
+def create_app(
+    search: Any,
+    api_key: str | None = None,
+    *,
+    max_body_bytes: int = 256 * 1024,
+    search_threads: int = 4,
+    max_paper_theorems: int = 500,
+) -> FastAPI:
+    """The FastAPI app over a :class:`~theorem_rag.search.TheoremSearch` (the caller owns and closes it).
+
+    ``api_key`` (from ``THEOREM_RAG_API_KEY`` at the edge) protects every route but ``/health`` and the docs.
+    ``search_threads`` bounds concurrent searches: the embedder and the database pool are the shared resources,
+    and more threads than pooled connections only queue inside them.
+
+    >>> from fastapi.testclient import TestClient                                   # doctest: +SKIP
+    >>> TestClient(create_app(search)).get("/search", params={"q": "Cantor"}).json()["results"][0]["id"]  # doctest: +SKIP
+    'planetmath:CantorsTheorem'
+    """
+    from theorem_rag.db.store import StoreUnavailable
+    from theorem_rag.search import IndexNotBuilt
+
+    limiter = anyio.CapacityLimiter(search_threads)
+
+    async def run(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs), limiter=limiter)
+
+    app = FastAPI(
+        title="theorem-rag",
+        version=_version(),
+        description="Semantic search over research mathematics at the level of single theorems. Results carry "
+        "stable ids, the statement, a plain-English slogan and a link, so they can be cited.",
+        responses=ERRORS,
+    )
+    app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
+    _install_error_handlers(app, (IndexNotBuilt, StoreUnavailable))
+    auth = [Depends(_auth_dependency(api_key))]
+
+    async def do_search(req: SearchRequest) -> SearchResponse:
+        k = search.k if req.k is None else req.k
+        if req.level == "paper":
+            papers = await run(search.search_papers, req.query, req.k, **req.filters())
+            return SearchResponse(query=req.query, level="paper", k=k,
+                                  papers=[PaperHitOut.from_paper_hit(p) for p in papers])  # fmt: skip
+        hits = await run(search.search, req.query, req.k, **req.filters())
+        return SearchResponse(query=req.query, level="theorem", k=k, results=[HitOut.from_hit(h) for h in hits])
+
+    @app.get("/health", tags=["service"])
+    async def health() -> JSONResponse:
+        """Whether the database answers and the index is built, with counts."""
+        stats = await run(search.stats)
+        ok = bool(stats.get("index_built", stats.get("built", False)))
+        body = {"status": "ok" if ok else "index_not_built", "version": _version(), **stats}
+        return JSONResponse(body, status_code=200 if ok else 503)
+
+    @app.get("/search", response_model=SearchResponse, tags=["search"], dependencies=auth)
+    async def search_get(
+        q: Annotated[str, Query(description="The query.")],
+        k: Annotated[int | None, Query(description="Number of results.")] = None,
+        level: Annotated[Level, Query(description="'theorem' or 'paper'.")] = "theorem",
+        source: Annotated[list[str] | None, Query(description="Repeat for several sources.")] = None,
+        kind: Annotated[list[str] | None, Query(description="Repeat for several kinds.")] = None,
+        paper: Annotated[list[str] | None, Query(description="Repeat for several document ids.")] = None,
+        year_min: int | None = None,
+        year_max: int | None = None,
+    ) -> SearchResponse:
+        """Search theorems (or papers, with ``level=paper``) for a query, with optional filters."""
+        return await do_search(SearchRequest(query=q, k=k, level=level, sources=source, kinds=kind, papers=paper,
+                                             year_min=year_min, year_max=year_max))  # fmt: skip
+
+    @app.post("/search", response_model=SearchResponse, tags=["search"], dependencies=auth)
+    async def search_post(req: SearchRequest) -> SearchResponse:
+        """Search with a JSON body (same fields as the GET form, lists for filters)."""
+        return await do_search(req)
+
+    @app.get("/theorems/{theorem_id:path}", response_model=TheoremOut, tags=["records"], dependencies=auth)
+    async def theorem(theorem_id: Annotated[str, Path(description="e.g. stacks:00DV")]) -> TheoremOut:
+        """One statement with its slogan, citation and provenance."""
+        hit = await run(search.get_theorem, theorem_id)
+        if hit is None:
+            raise HTTPException(404, f"no theorem with id {theorem_id!r}")
+        return TheoremOut.from_record(hit)
+
+    @app.get("/papers/{doc_id:path}", response_model=PaperOut, tags=["records"], dependencies=auth)
+    async def paper(
+        doc_id: Annotated[str, Path(description="A document id, e.g. stacks:algebra")],
+        limit: Annotated[int, Query(ge=1, le=max_paper_theorems, description="Statements listed at most.")] = 100,
+    ) -> PaperOut:
+        """A document (paper, chapter, entry) with its statements in source order."""
+        doc = await run(search.get_document, doc_id)
+        if doc is None:
+            raise HTTPException(404, f"no paper or document with id {doc_id!r}")
+        theorems = await run(search.theorems_of, doc_id, limit)
+        return PaperOut(**DocumentOut.from_document(doc).model_dump(),
+                        theorems=[TheoremSummary.from_theorem(t) for t in theorems])  # fmt: skip
+
+    return app
+
+
+def _version() -> str:
+    from theorem_rag import __version__
+
+    return __version__

@@ -1,0 +1,178 @@
+"""The wire schema shared by the REST API, the MCP server and the LlamaIndex tools: pydantic models, pure.
+
+Every result carries what an agent needs to cite it: the stable ``id``, the statement, its slogan, a ``url``
+where the source has one, and a one-line ``citation``.
+
+>>> from theorem_rag.records import Hit, Theorem
+>>> t = Theorem(id="stacks:00DV", source="stacks", kind="lemma", number="10.20.1", name="Nakayama's lemma",
+...             body_latex="Let $R$ be a ring.", doc_id="stacks:algebra", url="https://stacks.math.columbia.edu/tag/00DV")
+>>> HitOut.from_hit(Hit("stacks:00DV", 0.9, rank=1, theorem=t, slogan="Nakayama.")).citation
+"Lemma 10.20.1 (Nakayama's lemma) [stacks:00DV], stacks:algebra, https://stacks.math.columbia.edu/tag/00DV"
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from theorem_rag.records import Document, Hit, PaperHit, Theorem
+
+Level = Literal["theorem", "paper"]
+
+
+def citation(theorem: Theorem, title: str | None = None) -> str:
+    """One line that identifies a statement for a reader: kind, number, name, id, document and link.
+
+    >>> citation(Theorem(id="x:1", source="x", kind="theorem", body_latex="...", doc_id="x"), "On X")
+    'Theorem [x:1], On X'
+    """
+    head = theorem.kind.capitalize()
+    if theorem.number:
+        head += f" {theorem.number}"
+    if theorem.name:
+        head += f" ({theorem.name})"
+    parts = [f"{head} [{theorem.id}]", title or theorem.doc_id]
+    if theorem.url:
+        parts.append(theorem.url)
+    return ", ".join(parts)
+
+
+class SearchRequest(BaseModel):
+    """A search: a query, how many results, theorem or paper level, and optional filters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(description="What to look for: words, a plain-English statement or LaTeX.")
+    k: int | None = Field(None, description="Number of results (default: the server's k; at most max_k).")
+    level: Level = Field("theorem", description="'theorem' ranks statements; 'paper' ranks documents.")
+    sources: list[str] | None = Field(None, description="Only these sources, e.g. ['stacks', 'planetmath'].")
+    kinds: list[str] | None = Field(None, description="Only these kinds, e.g. ['theorem', 'lemma'].")
+    papers: list[str] | None = Field(None, description="Only statements of these document ids.")
+    year_min: int | None = Field(None, description="Only documents from this year on.")
+    year_max: int | None = Field(None, description="Only documents up to this year.")
+
+    def filters(self) -> dict[str, Any]:
+        """The keyword filters of :meth:`TheoremSearch.search`."""
+        return {"sources": self.sources, "kinds": self.kinds, "papers": self.papers,
+                "year_min": self.year_min, "year_max": self.year_max}  # fmt: skip
+
+
+class HitOut(BaseModel):
+    """One ranked statement, citable by ``id``."""
+
+    id: str
+    rank: int
+    score: float
+    kind: str
+    number: str | None = None
+    name: str | None = None
+    source: str
+    doc_id: str
+    url: str | None = None
+    slogan: str | None = None
+    statement: str = Field(description="The statement in LaTeX, as written in the source.")
+    citation: str
+
+    @classmethod
+    def from_hit(cls, hit: Hit) -> HitOut:
+        t = hit.theorem
+        if t is None:
+            raise ValueError(f"hit {hit.theorem_id!r} has no theorem record")
+        return cls(id=t.id, rank=hit.rank, score=round(float(hit.score), 6), kind=t.kind, number=t.number,
+                   name=t.name, source=t.source, doc_id=t.doc_id, url=t.url, slogan=hit.slogan,
+                   statement=t.body_latex, citation=citation(t))  # fmt: skip
+
+
+class DocumentOut(BaseModel):
+    """A paper, book chapter or encyclopedia entry."""
+
+    id: str
+    source: str
+    title: str = ""
+    authors: list[str] = []
+    year: int | None = None
+    url: str | None = None
+    license: str = ""
+    abstract: str = ""
+
+    @classmethod
+    def from_document(cls, d: Document) -> DocumentOut:
+        return cls(id=d.id, source=d.source, title=d.title, authors=list(d.authors), year=d.year, url=d.url,
+                   license=d.license, abstract=d.abstract)  # fmt: skip
+
+
+class PaperHitOut(BaseModel):
+    """One ranked document with its best matching statements."""
+
+    id: str
+    rank: int
+    score: float
+    title: str = ""
+    year: int | None = None
+    url: str | None = None
+    hits: list[HitOut]
+
+    @classmethod
+    def from_paper_hit(cls, p: PaperHit) -> PaperHitOut:
+        d = p.document
+        return cls(id=p.doc_id, rank=p.rank, score=round(float(p.score), 6), title=d.title if d else "",
+                   year=d.year if d else None, url=d.url if d else None,
+                   hits=[HitOut.from_hit(h) for h in p.hits if h.theorem is not None])  # fmt: skip
+
+
+class SearchResponse(BaseModel):
+    """Results of a search, best first; ``results`` at theorem level, ``papers`` at paper level."""
+
+    query: str
+    level: Level
+    k: int
+    results: list[HitOut] = []
+    papers: list[PaperHitOut] = []
+
+
+class TheoremOut(HitOut):
+    """The full record of one statement."""
+
+    label: str | None = None
+    section: list[str] = []
+    proof_refs: list[str] = []
+    text: str = Field("", description="The statement with the source's macros expanded, when the parser could.")
+
+    @classmethod
+    def from_record(cls, hit: Hit) -> TheoremOut:
+        t = hit.theorem
+        base = HitOut.from_hit(hit).model_dump()
+        return cls(**base, label=t.label, section=list(t.section), proof_refs=list(t.proof_refs), text=t.text)
+
+
+class PaperOut(DocumentOut):
+    """A document with its statements in source order (at most ``limit``)."""
+
+    theorems: list[TheoremSummary] = []
+
+
+class TheoremSummary(BaseModel):
+    """A statement as listed under its document."""
+
+    id: str
+    kind: str
+    number: str | None = None
+    name: str | None = None
+    url: str | None = None
+    statement: str
+
+    @classmethod
+    def from_theorem(cls, t: Theorem) -> TheoremSummary:
+        return cls(id=t.id, kind=t.kind, number=t.number, name=t.name, url=t.url, statement=t.body_latex)
+
+
+class ErrorOut(BaseModel):
+    """Every error response: a stable machine code and a message for humans."""
+
+    error: str
+    message: str
+    details: list[dict[str, Any]] | None = None
+
+
+PaperOut.model_rebuild()

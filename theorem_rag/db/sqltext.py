@@ -1,0 +1,190 @@
+"""SQL text for searches and writes, built apart from running it: every value is a bound parameter.
+
+Each builder returns ``(query, params)``; identifiers go through ``psycopg.sql.Identifier``. Nothing here
+connects, so the text can be checked without a server.
+
+>>> q, p = filter_clause(Filters(source=("stacks",)), alias="v")
+>>> q.as_string(None), p
+('"v"."source" = ANY(%s)', [['stacks']])
+"""
+
+from __future__ import annotations
+
+from psycopg import sql
+
+from theorem_rag.db.names import Names
+from theorem_rag.retrieval.filters import Filters
+from theorem_rag.retrieval.query import SHORT_QUERY_TOKENS, query_tokens
+
+THEOREM_COLUMNS = (
+    "id", "source", "kind", "doc_id", "body_latex", "body_expanded", "number", "name", "label", "section",
+    "proof_refs", "url", "parser", "file", "line", "meta",
+)  # fmt: skip
+DOCUMENT_COLUMNS = ("id", "source", "title", "authors", "abstract", "introduction", "license", "url", "year", "meta")
+
+
+def filter_clause(filters: Filters, alias: str, year_column: sql.Composable | None = None) -> tuple[sql.Composable, list]:
+    """``WHERE`` conditions (joined by AND, ``TRUE`` when empty) over columns source, kind, doc_id, year of ``alias``."""
+    col = lambda c: sql.Identifier(alias, c)  # noqa: E731
+    year = year_column if year_column is not None else col("year")
+    parts: list[sql.Composable] = []
+    params: list = []
+    for name in ("source", "kind", "doc_id"):
+        values = getattr(filters, name)
+        if values:
+            parts.append(sql.SQL("{} = ANY(%s)").format(col(name)))
+            params.append(list(values))
+    if filters.year_min is not None:
+        parts.append(sql.SQL("{} >= %s").format(year))
+        params.append(filters.year_min)
+    if filters.year_max is not None:
+        parts.append(sql.SQL("{} <= %s").format(year))
+        params.append(filters.year_max)
+    if not parts:
+        return sql.SQL("TRUE"), []
+    return sql.SQL(" AND ").join(parts), params
+
+
+def _vec_type(dim: int, half: bool) -> sql.Composable:
+    return sql.SQL("{}({})").format(sql.SQL("halfvec" if half else "vector"), sql.Literal(int(dim)))
+
+
+def create_space_table(names: Names, space: str, dim: int, half: bool) -> sql.Composed:
+    return sql.SQL(
+        """CREATE TABLE IF NOT EXISTS {v} (
+            theorem_id text PRIMARY KEY REFERENCES {t} (id) ON DELETE CASCADE,
+            content_hash text NOT NULL, source text NOT NULL, kind text NOT NULL, doc_id text NOT NULL, year int,
+            embedding {typ} NOT NULL)"""
+    ).format(v=sql.Identifier(names.vectors(space)), t=sql.Identifier(names.theorems), typ=_vec_type(dim, half))
+
+
+def create_hnsw_index(names: Names, space: str, dim: int, m: int = 16, ef_construction: int = 64) -> sql.Composed:
+    """HNSW over the binary-quantized embedding (one bit per dimension) with Hamming distance."""
+    return sql.SQL(
+        "CREATE INDEX IF NOT EXISTS {i} ON {v} USING hnsw ((binary_quantize(embedding)::bit({d})) bit_hamming_ops) "
+        "WITH (m = {m}, ef_construction = {ef})"
+    ).format(
+        i=sql.Identifier(names.hnsw_index(space)),
+        v=sql.Identifier(names.vectors(space)),
+        d=sql.Literal(int(dim)),
+        m=sql.Literal(int(m)),
+        ef=sql.Literal(int(ef_construction)),
+    )
+
+
+def dense_search(
+    names: Names, space: str, dim: int, half: bool, qvec: object, filters: Filters, k: int, pool: int
+) -> tuple[sql.Composed, list]:
+    """Candidate pool by Hamming distance of the quantized vectors (served by the HNSW index), re-ranked by cosine.
+
+    Filters sit inside the candidate query, so the pool holds only admissible rows (with iterative scan the index
+    keeps going until it has found ``pool`` of them). Ties in cosine break by id, so the order is deterministic.
+    """
+    where, fparams = filter_clause(filters, "v")
+    typ = _vec_type(dim, half)
+    query = sql.SQL(
+        """WITH candidates AS MATERIALIZED (
+            SELECT v.theorem_id, v.doc_id, v.embedding FROM {v} AS v WHERE {where}
+            ORDER BY binary_quantize(v.embedding)::bit({d}) <~> binary_quantize(%s::{typ})::bit({d})
+            LIMIT %s)
+        SELECT theorem_id, doc_id, 1 - (embedding <=> %s::{typ}) AS score
+        FROM candidates ORDER BY embedding <=> %s::{typ}, theorem_id LIMIT %s"""
+    ).format(v=sql.Identifier(names.vectors(space)), where=where, d=sql.Literal(int(dim)), typ=typ)
+    return query, [*fparams, qvec, pool, qvec, qvec, k]
+
+
+def exact_search(
+    names: Names, space: str, dim: int, half: bool, qvec: object, filters: Filters, k: int
+) -> tuple[sql.Composed, list]:
+    """The reference: exact cosine over every admissible row (a sequential scan; no index serves it)."""
+    where, fparams = filter_clause(filters, "v")
+    typ = _vec_type(dim, half)
+    query = sql.SQL(
+        """SELECT v.theorem_id, v.doc_id, 1 - (v.embedding <=> %s::{typ}) AS score FROM {v} AS v WHERE {where}
+        ORDER BY v.embedding <=> %s::{typ}, v.theorem_id LIMIT %s"""
+    ).format(v=sql.Identifier(names.vectors(space)), where=where, typ=typ)
+    return query, [qvec, *fparams, qvec, k]
+
+
+def tsquery_text(query: str) -> str:
+    """A ``to_tsquery`` expression from the query's words, safe by construction (only ``[^\W_]+`` tokens).
+
+    Short keyword queries (at most ``SHORT_QUERY_TOKENS`` words) need every word, each as a prefix, so "Noeth"
+    finds "Noetherian"; longer queries need any word, and ``ts_rank_cd`` rewards covering many of them.
+
+    >>> tsquery_text("Nakayama lemma"), tsquery_text("every finite group of prime order is cyclic")
+    ('nakayama:* & lemma:*', 'every | finite | group | of | prime | order | is | cyclic')
+    """
+    tokens = list(dict.fromkeys(query_tokens(query)))
+    # A lone letter ("s" of "Zorn's", "p" of "p-group") as a required prefix would match nearly anything.
+    tokens = [t for t in tokens if len(t) > 1] or tokens
+    if not tokens:
+        return ""
+    if len(tokens) <= SHORT_QUERY_TOKENS:
+        return " & ".join(f"{t}:*" for t in tokens)
+    return " | ".join(tokens)
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def text_search(names: Names, query: str, filters: Filters, k: int) -> tuple[sql.Composed, list]:
+    """Full-text search over name, slogan, synonyms and statement; a name equal to (or containing) the query wins.
+
+    The boost matters for keyword queries such as "Yoneda lemma": the statement named so should come first even
+    when other statements mention Yoneda more often.
+    """
+    where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
+    year_join = (
+        sql.SQL("LEFT JOIN {d} AS d ON d.id = t.doc_id").format(d=sql.Identifier(names.documents))
+        if filters.year_min is not None or filters.year_max is not None
+        else sql.SQL("")
+    )
+    lowered = query.strip().lower()
+    query_sql = sql.SQL(
+        """SELECT t.id, t.doc_id,
+            ts_rank_cd(t.tsv, q.q, 1)
+            + CASE WHEN lower(t.name) = %s THEN 10 WHEN lower(t.name) LIKE %s THEN 1 ELSE 0 END AS score
+        FROM {t} AS t {year_join}, to_tsquery('english', %s) AS q(q)
+        WHERE (t.tsv @@ q.q OR lower(t.name) = %s) AND {where}
+        ORDER BY score DESC, t.id LIMIT %s"""
+    ).format(t=sql.Identifier(names.theorems), year_join=year_join, where=where)
+    pattern = f"%{_like_escape(lowered)}%"
+    return query_sql, [lowered, pattern, tsquery_text(query), lowered, *fparams, k]
+
+
+def upsert_theorems(names: Names) -> sql.Composed:
+    """Insert or update from the staging table; rows whose content hash and fields are unchanged are not touched.
+
+    Returns one row per inserted or updated statement with ``inserted`` (xmax = 0) and the previous hash.
+    """
+    cols = [*THEOREM_COLUMNS, "content_hash"]
+    ident = sql.SQL(", ").join(map(sql.Identifier, cols))
+    updates = sql.SQL(", ").join(
+        sql.SQL("{c} = EXCLUDED.{c}").format(c=sql.Identifier(c)) for c in cols if c != "id"
+    )
+    changed = sql.SQL(" OR ").join(
+        sql.SQL("t.{c} IS DISTINCT FROM EXCLUDED.{c}").format(c=sql.Identifier(c)) for c in cols if c != "id"
+    )
+    return sql.SQL(
+        """INSERT INTO {t} AS t ({cols}) SELECT {cols} FROM _stage_theorems
+        ON CONFLICT (id) DO UPDATE SET {updates}, updated_at = now() WHERE {changed}
+        RETURNING t.id, (xmax = 0) AS inserted"""
+    ).format(t=sql.Identifier(names.theorems), cols=ident, updates=updates, changed=changed)
+
+
+def upsert_documents(names: Names) -> sql.Composed:
+    cols = sql.SQL(", ").join(map(sql.Identifier, DOCUMENT_COLUMNS))
+    placeholders = sql.SQL(", ").join(sql.Placeholder() * len(DOCUMENT_COLUMNS))
+    updates = sql.SQL(", ").join(
+        sql.SQL("{c} = EXCLUDED.{c}").format(c=sql.Identifier(c)) for c in DOCUMENT_COLUMNS if c != "id"
+    )
+    changed = sql.SQL(" OR ").join(
+        sql.SQL("d.{c} IS DISTINCT FROM EXCLUDED.{c}").format(c=sql.Identifier(c)) for c in DOCUMENT_COLUMNS if c != "id"
+    )
+    return sql.SQL(
+        """INSERT INTO {d} AS d ({cols}) VALUES ({ph})
+        ON CONFLICT (id) DO UPDATE SET {updates}, updated_at = now() WHERE {changed}
+        RETURNING d.id, (xmax = 0) AS inserted"""
+    ).format(d=sql.Identifier(names.documents), cols=cols, ph=placeholders, updates=updates, changed=changed)

@@ -1,0 +1,355 @@
+"""``TheoremStore``: every SQL execution against PostgreSQL + pgvector (statements, documents, vectors, caches).
+
+Connects lazily through a small psycopg 3 pool; applies the schema on first use. Writes run in one transaction
+each, so a failure leaves nothing half-way; a server that is down raises :class:`StoreUnavailable`, and the same
+store works again once the server is back.
+
+>>> store = TheoremStore("postgresql:///theorem_rag?host=/tmp/pg")   # doctest: +SKIP
+>>> store.upsert_theorems([theorem])                                  # doctest: +SKIP
+UpsertCounts(inserted=1, updated=0, unchanged=0)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+
+try:
+    import psycopg
+    from psycopg import sql
+    from psycopg.types.json import Jsonb
+    from psycopg_pool import ConnectionPool
+except ImportError as err:  # pragma: no cover - depends on the environment
+    raise ImportError('the PostgreSQL store needs: pip install "theorem-rag[db]"') from err
+
+from theorem_rag.db import sqltext
+from theorem_rag.db.names import Names
+from theorem_rag.db.schema import migrate
+from theorem_rag.db.slogan_cache import CACHE_COLUMNS, CachedSlogan
+from theorem_rag.db.vectors import SpaceOps, StoreUnavailable, VectorSpace
+from theorem_rag.records import Document, Hit, Theorem
+
+__all__ = ["StoreUnavailable", "TheoremStore", "UpsertCounts", "VectorSpace"]
+
+@dataclass(frozen=True)
+class UpsertCounts:
+    inserted: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+
+def _configure(conn: psycopg.Connection) -> None:
+    from pgvector.psycopg import register_vector
+
+    register_vector(conn)
+
+
+class TheoremStore(SpaceOps):
+    """Statements, documents and embedding spaces in PostgreSQL under one table prefix.
+
+    >>> TheoremStore("dbname=theorem_rag", table="theorems").names.documents
+    'theorems_documents'
+    """
+
+    def __init__(
+        self, dsn: str, table: str = "theorems", *, pool_size: int = 4, timeout: float = 5.0, max_query_chars: int = 20_000
+    ) -> None:
+        self.dsn = dsn
+        self.names = Names(table)
+        self.pool_size = pool_size
+        self.timeout = timeout
+        self.max_query_chars = max_query_chars
+        self._pool: ConnectionPool | None = None
+        self._lock = threading.Lock()
+        self._spaces: dict[str, VectorSpace] = {}
+
+    # -- connections -------------------------------------------------------------------------------------------
+    def _open(self) -> ConnectionPool:
+        with self._lock:
+            if self._pool is None:
+                with psycopg.connect(self.dsn, autocommit=True, connect_timeout=max(1, int(self.timeout))) as conn:
+                    migrate(conn, self.names.prefix)
+                self._pool = ConnectionPool(
+                    self.dsn,
+                    min_size=1,
+                    max_size=self.pool_size,
+                    kwargs={"autocommit": True, "connect_timeout": max(1, int(self.timeout))},
+                    configure=_configure,
+                    check=ConnectionPool.check_connection,
+                    timeout=self.timeout,
+                    name=f"theorem_rag:{self.names.prefix}",
+                    open=True,
+                )
+            return self._pool
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection (autocommit; use ``conn.transaction()`` for writes); unreachable -> StoreUnavailable."""
+        try:
+            pool = self._open()
+            with pool.connection() as conn:
+                yield conn
+        except psycopg.errors.QueryCanceled:
+            raise
+        except psycopg.OperationalError as err:
+            raise StoreUnavailable(f"database unavailable ({self._where()}): {str(err).strip() or type(err).__name__}") from err
+
+    def _where(self) -> str:
+        # Never print a password: show only host/socket and database.
+        try:
+            info = psycopg.conninfo.conninfo_to_dict(self.dsn)
+        except psycopg.ProgrammingError:
+            return "unparsable DSN"
+        return f"host={info.get('host', 'localhost')} dbname={info.get('dbname', '?')}"
+
+    def close(self) -> None:
+        with self._lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
+
+    def __enter__(self) -> TheoremStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def migrate(self) -> list[int]:
+        """Apply pending migrations (also done on first use); return the versions applied."""
+        with self.connection() as conn:
+            return migrate(conn, self.names.prefix)
+
+    # -- documents and statements ------------------------------------------------------------------------------
+    def upsert_documents(self, documents: Iterable[Document]) -> UpsertCounts:
+        """Insert or update documents by id; unchanged rows stay untouched. Years are copied into vector tables."""
+        docs = list(documents)
+        _check_unique([d.id for d in docs], "document")
+        rows = [
+            (d.id, d.source, d.title, list(d.authors), d.abstract, d.introduction, d.license, d.url, d.year, Jsonb(d.meta))
+            for d in docs
+        ]
+        inserted = updated = 0
+        with self.connection() as conn, conn.transaction():
+            for row in rows:
+                for _, was_insert in conn.execute(sqltext.upsert_documents(self.names), row).fetchall():
+                    inserted += was_insert
+                    updated += not was_insert
+            for space in self._all_spaces(conn):
+                conn.execute(
+                    sql.SQL(
+                        "UPDATE {v} AS v SET year = d.year FROM {d} AS d "
+                        "WHERE d.id = v.doc_id AND d.id = ANY(%s) AND v.year IS DISTINCT FROM d.year"
+                    ).format(v=sql.Identifier(self.names.vectors(space.name)), d=sql.Identifier(self.names.documents)),
+                    [[d.id for d in docs]],
+                )
+        return UpsertCounts(inserted, updated, len(rows) - inserted - updated)
+
+    def upsert_theorems(self, theorems: Iterable[Theorem], slogans: Mapping[str, str] | None = None) -> UpsertCounts:
+        """Idempotent upsert by id and content hash, bulk-loaded through ``COPY``.
+
+        A statement whose content hash changed loses its stale vectors (``ids_missing_vectors`` lists it again);
+        one identical to the stored row is not written at all. ``slogans`` (id -> slogan) are set in the same
+        transaction.
+        """
+        items = list(theorems)
+        _check_unique([t.id for t in items], "theorem")
+        for t in items:
+            if not isinstance(t, Theorem):
+                raise ValueError(f"expected Theorem records, got {type(t).__name__}")
+        cols = [*sqltext.THEOREM_COLUMNS, "content_hash"]
+        with self.connection() as conn, conn.transaction():
+            conn.execute(
+                sql.SQL("CREATE TEMP TABLE _stage_theorems ON COMMIT DROP AS SELECT {c} FROM {t} LIMIT 0").format(
+                    c=sql.SQL(", ").join(map(sql.Identifier, cols)), t=sql.Identifier(self.names.theorems)
+                )
+            )
+            copy_sql = sql.SQL("COPY _stage_theorems ({}) FROM STDIN").format(sql.SQL(", ").join(map(sql.Identifier, cols)))
+            with conn.cursor().copy(copy_sql) as copy:
+                for t in items:
+                    d = t.to_dict()
+                    copy.write_row([*(Jsonb(d[c]) if c == "meta" else d[c] for c in sqltext.THEOREM_COLUMNS), t.content_hash])
+            changed = conn.execute(sqltext.upsert_theorems(self.names)).fetchall()
+            updated_ids = [i for i, ins in changed if not ins]
+            if updated_ids:
+                self._sync_vectors(conn, updated_ids)
+            if slogans:
+                self._set_slogans(conn, slogans)
+        inserted = sum(1 for _, ins in changed if ins)
+        return UpsertCounts(inserted, len(updated_ids), len(items) - len(changed))
+
+    def _sync_vectors(self, conn: psycopg.Connection, ids: list[str]) -> None:
+        """After statements changed: drop vectors of changed content, refresh the denormalized filter columns."""
+        for space in self._all_spaces(conn):
+            v, t = sql.Identifier(self.names.vectors(space.name)), sql.Identifier(self.names.theorems)
+            conn.execute(
+                sql.SQL(
+                    "DELETE FROM {v} AS v USING {t} AS t WHERE t.id = v.theorem_id AND t.id = ANY(%s) "
+                    "AND t.content_hash <> v.content_hash"
+                ).format(v=v, t=t),
+                [ids],
+            )
+            conn.execute(
+                sql.SQL(
+                    "UPDATE {v} AS v SET source = t.source, kind = t.kind, doc_id = t.doc_id, year = d.year "
+                    "FROM {t} AS t LEFT JOIN {d} AS d ON d.id = t.doc_id WHERE t.id = v.theorem_id AND t.id = ANY(%s)"
+                ).format(v=v, t=t, d=sql.Identifier(self.names.documents)),
+                [ids],
+            )
+
+    def set_slogans(self, slogans: Mapping[str, str]) -> int:
+        """Set slogans by theorem id; changed slogans invalidate vectors of spaces that embed slogans. Returns #changed."""
+        with self.connection() as conn, conn.transaction():
+            return self._set_slogans(conn, slogans)
+
+    def _set_slogans(self, conn: psycopg.Connection, slogans: Mapping[str, str]) -> int:
+        ids, texts = list(slogans), [slogans[i] for i in slogans]
+        if any(not isinstance(s, str) or not s.strip() for s in texts):
+            raise ValueError("slogans must be non-empty strings")
+        known = {r[0] for r in conn.execute(
+            sql.SQL("SELECT id FROM {t} WHERE id = ANY(%s)").format(t=sql.Identifier(self.names.theorems)), [ids]
+        )}  # fmt: skip
+        unknown = [i for i in ids if i not in known]
+        if unknown:
+            raise ValueError(f"slogans for unknown theorem ids: {', '.join(unknown[:5])}")
+        changed = [r[0] for r in conn.execute(
+            sql.SQL(
+                "UPDATE {t} AS t SET slogan = s.slogan, updated_at = now() FROM unnest(%s::text[], %s::text[]) AS s(id, slogan) "
+                "WHERE t.id = s.id AND t.slogan IS DISTINCT FROM s.slogan RETURNING t.id"
+            ).format(t=sql.Identifier(self.names.theorems)),
+            [ids, texts],
+        )]  # fmt: skip
+        for space in self._all_spaces(conn):
+            if space.field == "slogan" and changed:
+                conn.execute(
+                    sql.SQL("DELETE FROM {v} WHERE theorem_id = ANY(%s)").format(v=sql.Identifier(self.names.vectors(space.name))),
+                    [changed],
+                )
+        return len(changed)
+
+    def get_theorems(self, ids: Sequence[str]) -> dict[str, Theorem]:
+        """Theorem records by id (missing ids are absent from the result)."""
+        return {i: t for i, (t, _) in self._fetch(ids).items()}
+
+    def _fetch(self, ids: Sequence[str]) -> dict[str, tuple[Theorem, str | None]]:
+        cols = sql.SQL(", ").join(map(sql.Identifier, [*sqltext.THEOREM_COLUMNS, "slogan"]))
+        with self.connection() as conn:
+            cur = conn.execute(
+                sql.SQL("SELECT {c} FROM {t} WHERE id = ANY(%s)").format(c=cols, t=sql.Identifier(self.names.theorems)),
+                [list(ids)],
+            )
+            out = {}
+            for row in cur.fetchall():
+                d = dict(zip([*sqltext.THEOREM_COLUMNS, "slogan"], row))
+                slogan = d.pop("slogan")
+                out[d["id"]] = (Theorem.from_dict(d), slogan)
+            return out
+
+    def hydrate(self, hits: Sequence[Hit]) -> list[Hit]:
+        """The same hits with ``theorem`` and ``slogan`` filled in (hits whose statement vanished are dropped)."""
+        found = self._fetch([h.theorem_id for h in hits])
+        return [
+            replace(h, theorem=found[h.theorem_id][0], slogan=found[h.theorem_id][1], doc_id=found[h.theorem_id][0].doc_id)
+            for h in hits
+            if h.theorem_id in found
+        ]
+
+    def get_documents(self, ids: Sequence[str]) -> dict[str, Document]:
+        cols = sqltext.DOCUMENT_COLUMNS
+        with self.connection() as conn:
+            rows = conn.execute(
+                sql.SQL("SELECT {c} FROM {d} WHERE id = ANY(%s)").format(
+                    c=sql.SQL(", ").join(map(sql.Identifier, cols)), d=sql.Identifier(self.names.documents)
+                ),
+                [list(ids)],
+            ).fetchall()
+        return {r[0]: Document.from_dict(dict(zip(cols, r))) for r in rows}
+
+    def get_document(self, doc_id: str) -> Document | None:
+        return self.get_documents([doc_id]).get(doc_id)
+
+    def delete_source(self, source: str) -> int:
+        """Delete every statement and document of a source (vectors go with them); returns #statements deleted."""
+        return self._delete("source", source)
+
+    def delete_document(self, doc_id: str) -> int:
+        """Delete a document and its statements; returns #statements deleted."""
+        return self._delete("doc_id", doc_id)
+
+    def _delete(self, column: str, value: str) -> int:
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"delete needs a non-empty {column}")
+        doc_col = "source" if column == "source" else "id"
+        with self.connection() as conn, conn.transaction():
+            n = conn.execute(
+                sql.SQL("DELETE FROM {t} WHERE {c} = %s").format(t=sql.Identifier(self.names.theorems), c=sql.Identifier(column)),
+                [value],
+            ).rowcount
+            conn.execute(
+                sql.SQL("DELETE FROM {d} WHERE {c} = %s").format(d=sql.Identifier(self.names.documents), c=sql.Identifier(doc_col)),
+                [value],
+            )
+        return n
+
+    def count(self, source: str | None = None) -> int:
+        with self.connection() as conn:
+            t = sql.Identifier(self.names.theorems)
+            if source is None:
+                return conn.execute(sql.SQL("SELECT count(*) FROM {t}").format(t=t)).fetchone()[0]
+            return conn.execute(sql.SQL("SELECT count(*) FROM {t} WHERE source = %s").format(t=t), [source]).fetchone()[0]
+
+    # -- feedback and slogan cache -----------------------------------------------------------------------------
+    def record_feedback(
+        self, query: str, vote: int, theorem_id: str | None = None, answer_id: str | None = None, comment: str = ""
+    ) -> int:
+        """Store a +1/-1 vote on a theorem or an assistant answer; returns the feedback id."""
+        if vote not in (-1, 1):
+            raise ValueError("vote must be +1 or -1")
+        if theorem_id is None and answer_id is None:
+            raise ValueError("feedback needs a theorem_id or an answer_id")
+        with self.connection() as conn:
+            return conn.execute(
+                sql.SQL(
+                    "INSERT INTO {f} (query, theorem_id, answer_id, vote, comment) VALUES (%s, %s, %s, %s, %s) RETURNING id"
+                ).format(f=sql.Identifier(self.names.feedback)),
+                [query, theorem_id, answer_id, vote, comment],
+            ).fetchone()[0]
+
+    def cached_slogans(self, keys: Sequence[str]) -> dict[str, CachedSlogan]:
+        """Cached slogans by key (see :func:`theorem_rag.db.slogan_cache.slogan_key`); absent keys are missing."""
+        with self.connection() as conn:
+            rows = conn.execute(
+                sql.SQL("SELECT {c} FROM {s} WHERE key = ANY(%s)").format(
+                    c=sql.SQL(", ").join(map(sql.Identifier, CACHE_COLUMNS)), s=sql.Identifier(self.names.slogan_cache)
+                ),
+                [list(keys)],
+            ).fetchall()
+        return {r[0]: CachedSlogan(**dict(zip(CACHE_COLUMNS, r))) for r in rows}
+
+    def cache_slogans(self, entries: Iterable[CachedSlogan]) -> int:
+        """Commit a batch of slogans to the cache (first write wins); returns #new. Call once per finished batch,
+        so an interrupted run keeps every batch already committed and a rerun resumes from the cache."""
+        rows = [e.row() for e in entries]
+        if not rows:
+            return 0
+        with self.connection() as conn, conn.transaction():
+            cur = conn.cursor()
+            cur.executemany(
+                sql.SQL("INSERT INTO {s} ({c}) VALUES ({p}) ON CONFLICT (key) DO NOTHING").format(
+                    s=sql.Identifier(self.names.slogan_cache),
+                    c=sql.SQL(", ").join(map(sql.Identifier, CACHE_COLUMNS)),
+                    p=sql.SQL(", ").join(sql.Placeholder() * len(CACHE_COLUMNS)),
+                ),
+                rows,
+                returning=False,
+            )
+            return max(cur.rowcount, 0)
+
+
+def _check_unique(ids: list[str], what: str) -> None:
+    seen: set[str] = set()
+    dup = sorted({i for i in ids if i in seen or seen.add(i)})
+    if dup:
+        raise ValueError(f"duplicate {what} id(s) in one batch: {', '.join(dup[:5])}")
+

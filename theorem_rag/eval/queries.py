@@ -1,0 +1,107 @@
+"""Query sets: JSON Lines files of queries with their gold answers, in the format of ``shared/eval/README.md``.
+
+One JSON object per line: ``id``, ``query``, ``relevant`` (theorem ids, at least one), and optionally
+``relevant_papers`` (document ids for paper-level scoring) and ``exclude`` (theorem ids dropped from the ranking).
+Blank lines are skipped; anything else that is wrong stops loading with the file and line in the message.
+
+>>> import json, tempfile, pathlib
+>>> p = pathlib.Path(tempfile.mkdtemp()) / "q.jsonl"
+>>> _ = p.write_text(json.dumps({"id": "q1", "query": "bijective", "relevant": ["planetmath:Bijection"]}) + "\\n")
+>>> load_queries(p)[0].relevant
+('planetmath:Bijection',)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_FIELDS = {"id", "query", "relevant", "relevant_papers", "exclude"}
+
+
+class QueryFileError(ValueError):
+    """A query file that cannot be read as a query set; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class Query:
+    """One evaluation query with its gold answers.
+
+    >>> Query(id="q1", query="null set", relevant=("planetmath:EmptySet",)).exclude
+    ()
+    """
+
+    id: str
+    query: str
+    relevant: tuple[str, ...]
+    relevant_papers: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+
+def parse_query(obj: Any) -> Query:
+    """Validate one decoded JSON line and build a :class:`Query`; raises ValueError saying what is wrong.
+
+    >>> parse_query({"id": "q", "query": "x", "relevant": ["a"], "exclude": ["b"]}).exclude
+    ('b',)
+    """
+    if not isinstance(obj, dict):
+        raise ValueError(f"expected a JSON object, got {type(obj).__name__}")
+    unknown = set(obj) - _FIELDS
+    if unknown:
+        raise ValueError(f"unknown field(s) {sorted(unknown)}; allowed: {sorted(_FIELDS)}")
+    for name in ("id", "query"):
+        if not isinstance(obj.get(name), str) or not obj[name].strip():
+            raise ValueError(f"field {name!r} must be a non-empty string")
+    lists = {name: _id_list(obj, name) for name in ("relevant", "relevant_papers", "exclude")}
+    if not lists["relevant"]:
+        raise ValueError("field 'relevant' must list at least one theorem id")
+    return Query(id=obj["id"], query=obj["query"], **lists)
+
+
+def load_queries(path: str | Path) -> list[Query]:
+    """Read a JSON Lines query set; raises :class:`QueryFileError` with ``file:line`` for the first bad line.
+
+    Query ids must be unique within a file, so that per-query results can be joined across configurations.
+    """
+    path = Path(path)
+    queries: list[Query] = []
+    seen: dict[str, int] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise QueryFileError(f"{path}: cannot read query file: {e}") from e
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            query = parse_query(json.loads(line))
+        except json.JSONDecodeError as e:
+            raise QueryFileError(f"{path}:{lineno}: not valid JSON: {e.msg}") from e
+        except ValueError as e:
+            raise QueryFileError(f"{path}:{lineno}: {e}") from e
+        if query.id in seen:
+            raise QueryFileError(f"{path}:{lineno}: duplicate query id {query.id!r} (first on line {seen[query.id]})")
+        seen[query.id] = lineno
+        queries.append(query)
+    if not queries:
+        raise QueryFileError(f"{path}: no queries in file")
+    return queries
+
+
+def query_set_name(path: str | Path) -> str:
+    """The name a query set is reported under: the file name without ``.jsonl``.
+
+    >>> query_set_name("/x/stacks_slogans_dev.jsonl")
+    'stacks_slogans_dev'
+    """
+    name = Path(path).name
+    return name[: -len(".jsonl")] if name.endswith(".jsonl") else Path(path).stem
+
+
+def _id_list(obj: dict, name: str) -> tuple[str, ...]:
+    value = obj.get(name, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ValueError(f"field {name!r} must be a list of non-empty strings")
+    return tuple(dict.fromkeys(value))

@@ -1,0 +1,78 @@
+"""Markdown and JSON renderings of an :class:`~theorem_rag.eval.harness.EvalResult`.
+
+One table per query set, one row per configuration and level, columns Hit@k, MRR@k and Recall@k for every k,
+then latency. The heading gives n and how many queries have relevant ids missing from the corpus.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from theorem_rag.eval.metrics import METRICS
+
+if TYPE_CHECKING:
+    from theorem_rag.eval.harness import EvalResult, SweepRow
+
+_LABEL = {"hit": "Hit", "mrr": "MRR", "recall": "R"}
+
+
+def markdown_report(result: EvalResult) -> str:
+    """The Markdown tables for a result, one per query set.
+
+    >>> from theorem_rag.eval.harness import EvalResult, SetResult
+    >>> r = EvalResult(ks=(1,), results={"bm25": {"dev": SetResult(2, {"hit@1": .5, "mrr@1": .5, "recall@1": .5},
+    ...     {"hit@1": 1., "mrr@1": 1., "recall@1": 1.}, 1.25)}})
+    >>> print(markdown_report(r).splitlines()[4])
+    | bm25 | theorem | 0.500 | 0.500 | 0.500 | 1.2 |
+    """
+    columns = [f"{m}@{k}" for m in METRICS for k in result.ks]
+    header = "| config | level | " + " | ".join(_LABEL[c.split("@")[0]] + "@" + c.split("@")[1] for c in columns)
+    header += " | ms/query |"
+    rule = "|" + "---|" * 2 + "---:|" * (len(columns) + 1)
+    parts = []
+    for set_name in result.query_sets:
+        rows = [(c, by_set[set_name]) for c, by_set in result.results.items() if set_name in by_set]
+        first = rows[0][1]
+        note = f"n = {first.n}"
+        if first.n_missing:
+            note += (
+                f"; {first.n_missing} with relevant ids missing from the corpus"
+                f" ({first.n_unanswerable} with none present, always misses)"
+            )
+        parts += [f"### {set_name} ({note})", "", header, rule]
+        for config, r in rows:
+            for level in ("theorem", "paper"):
+                scores = getattr(r, level)
+                cells = " | ".join(f"{scores[c]:.3f}" for c in columns)
+                parts.append(f"| {config} | {level} | {cells} | {r.latency_ms:.1f} |")
+        parts.append("")
+    parts.append(f"Primary metric: {result.primary_metric} (theorem level).")
+    if "n_theorems" in result.meta:
+        extra = len(result.meta.get("extra_records") or [])
+        parts.append(f"Corpus: {result.meta['n_theorems']} statements" + (f", {extra} extra file(s)." if extra else "."))
+    return "\n".join(parts) + "\n"
+
+
+def sweep_markdown(rows: list[SweepRow]) -> str:
+    """A Markdown table of a candidate-pool sweep.
+
+    >>> from theorem_rag.eval.harness import SweepRow
+    >>> print(sweep_markdown([SweepRow(pool=40, k=10, overlap=0.9, latency_ms=2.0)]).splitlines()[2])
+    | 40 | 0.900 | 2.0 |
+    """
+    k = rows[0].k if rows else 10
+    lines = [f"| candidate pool | overlap@{k} with exact | ms/query |", "|---:|---:|---:|"]
+    lines += [f"| {r.pool} | {r.overlap:.3f} | {r.latency_ms:.1f} |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(result: EvalResult, out_dir: str | Path, per_query: bool = True) -> dict[str, Path]:
+    """Write ``results.json`` (with per-query ranks unless told otherwise) and ``results.md`` into ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out / "results.json", "markdown": out / "results.md"}
+    paths["json"].write_text(json.dumps(result.to_json(per_query=per_query), indent=1) + "\n", encoding="utf-8")
+    paths["markdown"].write_text(markdown_report(result), encoding="utf-8")
+    return paths

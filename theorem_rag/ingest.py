@@ -1,0 +1,208 @@
+"""Ingestion: records -> TextNodes -> slogans -> embeddings -> the vector store, through LlamaIndex.
+
+``build_index`` is idempotent and incremental: statements are upserted by id and content hash, slogans come from
+the database cache when already written, and only statements without a vector in the space are embedded.
+
+>>> report = build_index(store, embedder, theorems, documents, writer=OfflineSloganWriter())  # doctest: +SKIP
+>>> report.embedded                                                                           # doctest: +SKIP
+21874
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from theorem_rag.records import Document, Theorem
+
+_INDEX_EXTRA = 'pip install "theorem-rag[index]"'
+
+
+@dataclass
+class IndexReport:
+    """What a build did, with wall times per step in seconds."""
+
+    space: str
+    documents: int = 0
+    theorems: int = 0
+    inserted: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    slogans_cached: int = 0
+    slogans_written: int = 0
+    slogans_failed: int = 0
+    embedded: int = 0
+    index_built: bool = False
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        secs = ", ".join(f"{k} {v:.1f}s" for k, v in self.seconds.items())
+        return (
+            f"space {self.space}: {self.theorems} statements ({self.inserted} new, {self.updated} updated, "
+            f"{self.unchanged} unchanged) in {self.documents} documents; slogans {self.slogans_cached} cached, "
+            f"{self.slogans_written} written, {self.slogans_failed} failed; {self.embedded} embedded; {secs}"
+        )
+
+
+class StoreSloganCache:
+    """The :class:`~theorem_rag.slogans.cache.SloganCache` protocol over the database's slogan cache table."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, str]:
+        return {k: c.slogan for k, c in self.store.cached_slogans(list(keys)).items()}
+
+    def put_many(self, rows: Sequence[Any]) -> None:
+        from theorem_rag.db.slogan_cache import CachedSlogan
+
+        self.store.cache_slogans(
+            CachedSlogan(
+                statement_hash=r.statement_hash, writer=r.writer, prompt_version=r.prompt_version, model=r.model,
+                slogan=r.slogan, input_tokens=r.prompt_tokens, output_tokens=r.completion_tokens, cost=r.cost_usd,
+                key=r.key,
+            )  # fmt: skip
+            for r in rows
+        )
+
+
+def theorem_node(theorem: Theorem, slogan: str | None, embed_text: str) -> Any:
+    """A LlamaIndex ``TextNode`` whose text is what gets embedded and whose metadata carries the full record."""
+    from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
+
+    meta = {"source": theorem.source, "kind": theorem.kind, "doc_id": theorem.doc_id, "slogan": slogan or "",
+            "record": theorem.to_dict()}  # fmt: skip
+    node = TextNode(id_=theorem.id, text=embed_text, metadata=meta, excluded_embed_metadata_keys=list(meta))
+    node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=theorem.doc_id)
+    return node
+
+
+def _embed_step(embedder: Any, progress: bool) -> Any:
+    from llama_index.core.schema import TransformComponent
+
+    class EmbedStatements(TransformComponent):
+        """Embeds each node's text as a document (with the document instruction) in batches."""
+
+        def __call__(self, nodes: Sequence[Any], **kwargs: Any) -> Sequence[Any]:
+            vectors = embedder.embed_documents([n.get_content() for n in nodes], progress=progress)
+            for node, vec in zip(nodes, vectors):
+                node.embedding = vec.tolist()
+            return nodes
+
+    return EmbedStatements()
+
+
+def build_index(
+    store: Any,
+    embedder: Any,
+    theorems: Iterable[Theorem],
+    documents: Iterable[Document] = (),
+    *,
+    writer: Any,
+    space: str,
+    field: str = "slogan",
+    batch_size: int = 2048,
+    progress: bool = True,
+    build_hnsw: bool = True,
+) -> IndexReport:
+    """Upsert documents and statements, write missing slogans, embed what has no vector yet, build the index."""
+    try:
+        from llama_index.core.ingestion import IngestionPipeline
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError(f"indexing needs LlamaIndex: {_INDEX_EXTRA}") from e
+    from theorem_rag.embed import embed_text_for
+    from theorem_rag.retrieval.vector_store import TheoremVectorStore
+    from theorem_rag.slogans import write_slogans
+
+    report = IndexReport(space=space)
+    theorems, documents = list(theorems), list(documents)
+    t0 = time.perf_counter()
+    report.documents = len(documents)
+    report.theorems = len(theorems)
+    store.upsert_documents(documents)
+    counts = store.upsert_theorems(theorems)
+    report.inserted, report.updated, report.unchanged = counts.inserted, counts.updated, counts.unchanged
+    report.seconds["upsert"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    run = write_slogans(theorems, writer, StoreSloganCache(store), documents={d.id: d for d in documents},
+                        progress=progress)  # fmt: skip
+    report.slogans_cached, report.slogans_written = run.stats.cached, run.stats.written
+    report.slogans_failed = run.stats.failed
+    if run.slogans:
+        store.set_slogans(run.slogans)
+    report.seconds["slogans"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    store.vector_space(space, embedder.dim, field=field, model=getattr(embedder, "model_name", ""))
+    missing = set(store.ids_missing_vectors(space))
+    todo = [t for t in theorems if t.id in missing]
+    vector_store = TheoremVectorStore.from_store(store, space=space)
+    pipeline = IngestionPipeline(transformations=[_embed_step(embedder, progress)], vector_store=vector_store)
+    for i in range(0, len(todo), batch_size):
+        batch = todo[i : i + batch_size]
+        nodes = [theorem_node(t, run.slogans.get(t.id), embed_text_for(t, run.slogans.get(t.id), field)) for t in batch]
+        pipeline.run(nodes=nodes, show_progress=False)
+        report.embedded += len(batch)
+    report.seconds["embed"] = time.perf_counter() - t0
+
+    if build_hnsw and (report.embedded or not store.has_index(space)):
+        t0 = time.perf_counter()
+        store.build_index(space)
+        report.index_built = True
+        report.seconds["hnsw"] = time.perf_counter() - t0
+    return report
+
+
+def load_records(folder: Any) -> tuple[list[Theorem], list[Document]]:
+    """Read ``theorems.jsonl`` (or ``.parquet``) and ``documents.jsonl`` written by ``theorem-rag corpus parse``."""
+    import json
+    from pathlib import Path
+
+    folder = Path(folder)
+    theorems: list[Theorem] = []
+    documents: list[Document] = []
+    tpath = folder / "theorems.jsonl"
+    if not tpath.exists() and (folder / "theorems.parquet").exists():
+        import pyarrow.parquet as pq
+
+        theorems = [Theorem.from_dict(r) for r in pq.read_table(folder / "theorems.parquet").to_pylist()]
+    elif tpath.exists():
+        with tpath.open(encoding="utf-8") as fh:
+            theorems = [Theorem.from_dict(json.loads(line)) for line in fh if line.strip()]
+    else:
+        raise FileNotFoundError(f"no theorems.jsonl or theorems.parquet in {folder}: run `theorem-rag corpus parse`")
+    dpath = folder / "documents.jsonl"
+    if dpath.exists():
+        with dpath.open(encoding="utf-8") as fh:
+            documents = [Document.from_dict(json.loads(line)) for line in fh if line.strip()]
+    return theorems, documents
+
+
+def load_theorem_jsonl(path: Any) -> tuple[list[Theorem], list[Document], list[tuple[int, str]]]:
+    """Theorem records brought as JSON Lines, the documents their lines describe, and the rejected lines.
+
+    A line may carry its paper's fields (``title``, ``abstract``, ``introduction``, ``authors``, ``license``,
+    ``year``) beside the statement's; they become one :class:`Document` per ``doc_id``.
+    """
+    import json
+
+    from corpus_build.jsonl import read_theorems
+
+    theorems, bad = read_theorems(path)
+    wanted = {t.doc_id for t in theorems}
+    documents: dict[str, Document] = {}
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            try:
+                d = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if not isinstance(d, dict) or d.get("doc_id") not in wanted or d["doc_id"] in documents:
+                continue
+            fields = {k: d[k] for k in ("title", "abstract", "introduction", "authors", "license", "year") if k in d}
+            if fields:
+                documents[d["doc_id"]] = Document.from_dict({"id": d["doc_id"], "source": d.get("source", ""), **fields})
+    return theorems, list(documents.values()), bad

@@ -1,0 +1,104 @@
+"""The MCP server (official ``mcp`` SDK, ``MCPServer``): search tools for agents over stdio or streamable HTTP.
+
+Tools: ``search_theorems`` (query, k, sources, kinds, papers, years, paper level), ``get_theorem`` and
+``get_paper``. Results are structured (the JSON schema of :mod:`theorem_rag.api.models`) and carry ids,
+statements, slogans, links and a citation line, so an agent can cite what it found. Bad input and unknown ids
+come back as tool errors with a message; the server keeps serving.
+
+>>> server = build_server(TheoremSearch.from_settings())   # doctest: +SKIP
+>>> server.run("stdio")                                     # doctest: +SKIP
+"""
+
+# No ``from __future__ import annotations``: the SDK evaluates the tool signatures, whose annotations name
+# closure variables (the search limits).
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+try:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp_types import ToolAnnotations
+except ImportError as err:  # pragma: no cover - depends on the environment
+    raise ImportError('the MCP server needs the mcp SDK: pip install "theorem-rag[api]"') from err
+from pydantic import Field
+
+from theorem_rag.api.models import HitOut, PaperHitOut, PaperOut, DocumentOut, SearchResponse, TheoremOut, TheoremSummary
+
+T = TypeVar("T")
+
+INSTRUCTIONS = (
+    "Semantic search over research mathematics (Stacks Project, PlanetMath, textbooks, papers) at the level of "
+    "single theorems. Use search_theorems with a plain-English description or LaTeX; cite results by their 'id' "
+    "and 'url' (or the 'citation' line); use get_theorem for the full record of an id."
+)
+
+
+def _guarded(fn: Callable[[], T]) -> T:
+    """Run a search call, turning the errors callers can act on into tool errors with a clear message."""
+    from theorem_rag.db.store import StoreUnavailable
+    from theorem_rag.search import IndexNotBuilt
+
+    try:
+        return fn()
+    except (ValueError, IndexNotBuilt) as err:
+        raise ToolError(str(err)) from err
+    except StoreUnavailable as err:
+        raise ToolError("the database is unavailable; retry shortly") from err
+
+
+def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: int = 500) -> MCPServer:
+    """An ``MCPServer`` whose tools call ``search`` (a :class:`~theorem_rag.search.TheoremSearch`).
+
+    >>> server = build_server(search)                            # doctest: +SKIP
+    >>> [t.name for t in asyncio.run(server.list_tools())]       # doctest: +SKIP
+    ['search_theorems', 'get_theorem', 'get_paper']
+    """
+    from theorem_rag import __version__
+
+    server = MCPServer(name, version=__version__, instructions=INSTRUCTIONS)
+    read_only = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+
+    @server.tool(annotations=read_only)
+    def search_theorems(
+        query: Annotated[str, Field(description="A plain-English description of the result, a name, or LaTeX.")],
+        k: Annotated[int, Field(description=f"Number of results, 1 to {search.max_k}.")] = search.k,
+        sources: Annotated[list[str] | None, Field(description="Only these sources, e.g. ['stacks'].")] = None,
+        kinds: Annotated[list[str] | None, Field(description="Only these kinds, e.g. ['theorem', 'lemma'].")] = None,
+        papers: Annotated[list[str] | None, Field(description="Only statements of these document ids.")] = None,
+        year_min: Annotated[int | None, Field(description="Only documents from this year on.")] = None,
+        year_max: Annotated[int | None, Field(description="Only documents up to this year.")] = None,
+        paper_level: Annotated[bool, Field(description="Rank papers (documents) instead of statements.")] = False,
+    ) -> SearchResponse:
+        """Search theorems, lemmas and definitions by meaning; results carry id, statement, slogan and url."""
+        filters = {"sources": sources, "kinds": kinds, "papers": papers, "year_min": year_min, "year_max": year_max}
+        if paper_level:
+            papers_found = _guarded(lambda: search.search_papers(query, k, **filters))
+            return SearchResponse(query=query, level="paper", k=k,
+                                  papers=[PaperHitOut.from_paper_hit(p) for p in papers_found])  # fmt: skip
+        hits = _guarded(lambda: search.search(query, k, **filters))
+        return SearchResponse(query=query, level="theorem", k=k, results=[HitOut.from_hit(h) for h in hits])
+
+    @server.tool(annotations=read_only)
+    def get_theorem(
+        id: Annotated[str, Field(description="A theorem id from search results, e.g. 'stacks:00DV'.")],
+    ) -> TheoremOut:
+        """The full record of one statement: LaTeX, slogan, kind, number, name, document, url and citation."""
+        hit = _guarded(lambda: search.get_theorem(id))
+        if hit is None:
+            raise ToolError(f"no theorem with id {id!r}; ids come from search_theorems results")
+        return TheoremOut.from_record(hit)
+
+    @server.tool(annotations=read_only)
+    def get_paper(
+        id: Annotated[str, Field(description="A document id (a result's 'doc_id'), e.g. 'stacks:algebra'.")],
+        limit: Annotated[int, Field(ge=1, le=max_paper_theorems, description="Statements listed at most.")] = 50,
+    ) -> PaperOut:
+        """A paper, chapter or encyclopedia entry with its statements in source order."""
+        doc = _guarded(lambda: search.get_document(id))
+        if doc is None:
+            raise ToolError(f"no paper or document with id {id!r}; ids are the 'doc_id' of search results")
+        theorems = _guarded(lambda: search.theorems_of(id, limit))
+        return PaperOut(**DocumentOut.from_document(doc).model_dump(),
+                        theorems=[TheoremSummary.from_theorem(t) for t in theorems])  # fmt: skip
+
+    return server

@@ -1,0 +1,97 @@
+"""Metadata filters for search: a small validated structure, pure.
+
+Filters restrict a search to some sources, kinds of statement, documents and a range of years. Every field holds
+values that end up as bound parameters of the candidate query, never as SQL text.
+
+>>> Filters.from_mapping({"source": "stacks", "kind": ["lemma", "theorem"], "year_min": 2000})
+Filters(source=('stacks',), kind=('lemma', 'theorem'), doc_id=(), year_min=2000, year_max=None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# Accepted spellings: "paper" is what a user says, "doc_id" what the records call it; "year" is an exact year.
+ALIASES = {"paper": "doc_id", "document": "doc_id"}
+ALLOWED = ("source", "kind", "doc_id", "paper", "year", "year_min", "year_max")
+
+
+def _strings(field: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = (value,)
+    if not isinstance(value, (list, tuple, set, frozenset)):
+        raise ValueError(f"filter {field!r} takes a string or a list of strings, not {type(value).__name__}")
+    out = []
+    for v in value:
+        if not isinstance(v, str) or not v:
+            raise ValueError(f"filter {field!r} takes non-empty strings, got {v!r}")
+        out.append(v)
+    return tuple(sorted(set(out)))
+
+
+def _year(field: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"filter {field!r} takes an integer year, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Restrict a search: any of the given sources, kinds and documents, and ``year_min <= year <= year_max``.
+
+    An empty tuple means "no restriction" on that field; a year filter drops statements whose document has no
+    year.
+
+    >>> Filters(source=("hott",)).is_empty
+    False
+    """
+
+    source: tuple[str, ...] = ()
+    kind: tuple[str, ...] = ()
+    doc_id: tuple[str, ...] = ()
+    year_min: int | None = None
+    year_max: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("source", "kind", "doc_id"):
+            object.__setattr__(self, name, _strings(name, getattr(self, name)))
+        ymin, ymax = _year("year_min", self.year_min), _year("year_max", self.year_max)
+        if ymin is not None and ymax is not None and ymin > ymax:
+            raise ValueError(f"filter year_min={ymin} is after year_max={ymax}")
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.source or self.kind or self.doc_id) and self.year_min is None and self.year_max is None
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, Any] | Filters | None) -> Filters:
+        """Validate a plain mapping such as ``{"source": "stacks", "year": 2019}``.
+
+        Unknown fields raise ``ValueError`` naming the allowed ones, so a typo never silently widens a search.
+        """
+        if mapping is None:
+            return cls()
+        if isinstance(mapping, Filters):
+            return mapping
+        if not isinstance(mapping, Mapping):
+            raise ValueError(f"filters must be a mapping of field to values, not {type(mapping).__name__}")
+        unknown = sorted(str(k) for k in mapping if k not in ALLOWED)
+        if unknown:
+            raise ValueError(f"unknown filter field(s) {', '.join(unknown)}; allowed: {', '.join(ALLOWED)}")
+        values: dict[str, Any] = {}
+        for key, value in mapping.items():
+            if value is None:
+                continue
+            name = ALIASES.get(key, key)
+            if name == "year":
+                year = _year("year", value)
+                values["year_min"] = values["year_max"] = year
+            elif name in values:
+                values[name] = tuple(values[name]) + _strings(key, value)
+            else:
+                values[name] = value
+        return cls(**values)

@@ -1,0 +1,38 @@
+"""Query checks and the small facts about a query the retrieval stack needs, pure.
+
+>>> validate_query("  Nakayama lemma ", max_chars=100)
+'Nakayama lemma'
+>>> query_tokens("Nakayama's lemma for modules")
+['nakayama', 's', 'lemma', 'for', 'modules']
+"""
+
+from __future__ import annotations
+
+import re
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+# A query of at most this many words is a keyword query: slogan embeddings handle those poorly, so the
+# full-text side uses prefix matching and gets more weight in the fusion.
+SHORT_QUERY_TOKENS = 3
+
+
+def validate_query(query: object, max_chars: int) -> str:
+    """Return the stripped query or raise ``ValueError`` for a non-string, empty or too long one."""
+    if not isinstance(query, str):
+        raise ValueError(f"query must be a string, not {type(query).__name__}")
+    text = query.strip()
+    if not text:
+        raise ValueError("empty query")
+    if len(text) > max_chars:
+        raise ValueError(f"query has {len(text)} characters; the limit is {max_chars} (max_query_chars)")
+    return text
+
+
+def query_tokens(query: str) -> list[str]:
+    """Lower-cased words and numbers of a query; LaTeX control words count as words."""
+    return [t.lower() for t in _TOKEN.findall(query)]
+
+
+def is_short_query(query: str) -> bool:
+    return 0 < len(query_tokens(query)) <= SHORT_QUERY_TOKENS

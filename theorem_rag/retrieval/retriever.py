@@ -1,0 +1,148 @@
+"""``TheoremRetriever``: LlamaIndex retriever over a :class:`~theorem_rag.db.store.TheoremStore`.
+
+Dense search (Hamming pool re-ranked by cosine) and full-text search, fused by reciprocal rank fusion; keyword
+queries of at most three words lean on the full-text side. Rerankers are LlamaIndex node postprocessors applied
+to what this returns.
+
+>>> retriever = TheoremRetriever(store, embed_model, space="minilm_slogan", k=5)   # doctest: +SKIP
+>>> [n.node.metadata["name"] for n in retriever.retrieve("Nakayama lemma")]        # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+try:
+    from llama_index.core.base.base_retriever import BaseRetriever
+    from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+except ImportError as err:  # pragma: no cover - depends on the environment
+    raise ImportError('TheoremRetriever needs LlamaIndex: pip install "theorem-rag[index]"') from err
+
+from theorem_rag.records import Hit, PaperHit
+from theorem_rag.retrieval.filters import Filters
+from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
+from theorem_rag.retrieval.query import is_short_query, validate_query
+
+# Weight of the full-text ranking in the fusion (dense weight 1): keyword queries ("Zorn lemma") are where slogan
+# embeddings are weakest and names/terms match exactly; long natural-language queries OR their words, which is noisy.
+LEXICAL_WEIGHT_SHORT = 1.5
+LEXICAL_WEIGHT_LONG = 0.5
+
+
+def hit_to_node(hit: Hit) -> NodeWithScore:
+    """A ``NodeWithScore`` whose ``TextNode`` carries the statement and the theorem's metadata."""
+    t = hit.theorem
+    if t is None:
+        raise ValueError(f"hit {hit.theorem_id!r} has no theorem record; hydrate it first")
+    metadata = {
+        "id": t.id, "statement": t.text, "slogan": hit.slogan or "", "kind": t.kind, "number": t.number or "",
+        "name": t.name or "", "source": t.source, "doc_id": t.doc_id, "url": t.url or "",
+        "dense_rank": hit.dense_rank, "lexical_rank": hit.lexical_rank,
+    }  # fmt: skip
+    text = f"{hit.slogan}\n\n{t.text}" if hit.slogan else t.text
+    node = TextNode(id_=t.id, text=text, metadata=metadata, excluded_embed_metadata_keys=list(metadata))
+    return NodeWithScore(node=node, score=hit.score)
+
+
+class TheoremRetriever(BaseRetriever):
+    """Retrieve theorems for a query: dense + full-text, fused by RRF, as ``NodeWithScore`` best first.
+
+    ``embed_model`` is any LlamaIndex ``BaseEmbedding``; ``space`` names the vector space the query is compared
+    with (its model must be the embed model's). ``hybrid=False`` gives the dense ranking alone.
+    """
+
+    def __init__(
+        self,
+        store: Any,
+        embed_model: Any,
+        space: str,
+        k: int = 10,
+        pool: int = 200,
+        ef_search: int = 400,
+        iterative_scan: str = "relaxed_order",
+        hybrid: bool = True,
+        rrf_k: int = 60,
+        filters: Filters | Mapping[str, Any] | None = None,
+        max_query_chars: int = 20_000,
+        depth: int = 50,
+        lexical_weights: tuple[float, float] = (LEXICAL_WEIGHT_SHORT, LEXICAL_WEIGHT_LONG),
+        **kwargs: Any,
+    ) -> None:
+        if k < 1 or pool < k:
+            raise ValueError(f"need 1 <= k <= pool, got k={k}, pool={pool}")
+        self.store, self.embed_model, self.space = store, embed_model, space
+        self.k, self.pool, self.ef_search, self.iterative_scan = k, pool, ef_search, iterative_scan
+        self.hybrid, self.rrf_k, self.depth, self.lexical_weights = hybrid, rrf_k, depth, lexical_weights
+        self.filters = Filters.from_mapping(filters)
+        self.max_query_chars = max_query_chars
+        super().__init__(**kwargs)
+
+    @classmethod
+    def from_settings(cls, store: Any, embed_model: Any, space: str, settings: Any, **kwargs: Any) -> TheoremRetriever:
+        """Build from a ``Settings`` object (k, candidate_pool, ef_search, iterative_scan, hybrid, rrf_k, ...)."""
+        return cls(
+            store, embed_model, space, k=settings.k, pool=max(settings.candidate_pool, settings.k),
+            ef_search=settings.ef_search, iterative_scan=settings.iterative_scan, hybrid=settings.hybrid,
+            rrf_k=settings.rrf_k, max_query_chars=settings.max_query_chars, **kwargs,
+        )  # fmt: skip
+
+    def search(self, query: str, k: int | None = None, filters: Filters | Mapping[str, Any] | None = None) -> list[Hit]:
+        """Hits (with theorem records) for a query string; ``filters`` replace the retriever's default filters."""
+        text = validate_query(query, self.max_query_chars)
+        return self._search(text, None, k or self.k, Filters.from_mapping(filters) if filters is not None else self.filters)
+
+    def _search(self, text: str, embedding: list[float] | None, k: int, filters: Filters) -> list[Hit]:
+        if embedding is None:
+            embedding = self.embed_model.get_query_embedding(text)
+        depth = max(k, self.depth) if self.hybrid else k
+        dense = self.store.search_dense(
+            self.space, embedding, k=depth, pool=max(self.pool, depth), filters=filters,
+            ef_search=self.ef_search, iterative_scan=self.iterative_scan,
+        )  # fmt: skip
+        if not self.hybrid:
+            return self.store.hydrate(dense[:k])
+        lexical = self.store.search_text(text, k=depth, filters=filters)
+        weight = self.lexical_weights[0] if is_short_query(text) else self.lexical_weights[1]
+        fused = reciprocal_rank_fusion(
+            [[h.theorem_id for h in dense], [h.theorem_id for h in lexical]], k=self.rrf_k, weights=[1.0, weight]
+        )[:k]
+        d_rank = {h.theorem_id: h.dense_rank for h in dense}
+        l_rank = {h.theorem_id: h.lexical_rank for h in lexical}
+        hits = [
+            Hit(tid, score, rank=i, dense_rank=d_rank.get(tid), lexical_rank=l_rank.get(tid))
+            for i, (tid, score) in enumerate(fused, 1)
+        ]
+        return self.store.hydrate(hits)
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        text = validate_query(query_bundle.query_str, self.max_query_chars)
+        return [hit_to_node(h) for h in self._search(text, query_bundle.embedding, self.k, self.filters)]
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        # psycopg's pool is synchronous; a worker thread keeps the event loop free.
+        return await asyncio.to_thread(self._retrieve, query_bundle)
+
+    def search_papers(
+        self, query: str, k: int = 10, per_paper: int = 3, statements: int = 100, filters: Any = None
+    ) -> list[PaperHit]:
+        """Paper-level search: statements grouped by document, a paper scored by its best few statements.
+
+        ``score = s1 + s2/2 + s3/4 + ...`` over its top ``per_paper`` statement scores: one strong match dominates,
+        several good ones break ties between papers.
+        """
+        hits = self.search(query, k=statements, filters=filters)
+        groups: dict[str, list[Hit]] = {}
+        for h in hits:
+            groups.setdefault(h.doc_id or "", []).append(h)
+        scored = [
+            (doc, sum(h.score / 2**i for i, h in enumerate(group[:per_paper])), tuple(group[:per_paper]))
+            for doc, group in groups.items()
+        ]
+        scored.sort(key=lambda x: (-x[1], x[2][0].rank))
+        docs = self.store.get_documents([doc for doc, _, _ in scored[:k]])
+        return [
+            PaperHit(doc, score, rank=i, document=docs.get(doc), hits=group)
+            for i, (doc, score, group) in enumerate(scored[:k], 1)
+        ]

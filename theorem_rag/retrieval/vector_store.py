@@ -1,0 +1,155 @@
+"""``TheoremVectorStore``: a LlamaIndex vector store over one embedding space of a TheoremStore.
+
+Unlike LlamaIndex's ``PGVectorStore`` it searches a binary-quantized HNSW index and re-ranks by exact cosine,
+binds every filter value, and sets ``hnsw.ef_search`` through ``set_config`` (which works under psycopg 3).
+
+>>> vs = TheoremVectorStore.from_store(store, space="minilm_slogan")     # doctest: +SKIP
+>>> vs.query(VectorStoreQuery(query_embedding=[...], similarity_top_k=5))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+try:
+    from llama_index.core.bridge.pydantic import PrivateAttr
+    from llama_index.core.schema import BaseNode
+    from llama_index.core.vector_stores.types import (
+        BasePydanticVectorStore,
+        FilterCondition,
+        FilterOperator,
+        MetadataFilters,
+        VectorStoreQuery,
+        VectorStoreQueryMode,
+        VectorStoreQueryResult,
+    )
+except ImportError as err:  # pragma: no cover - depends on the environment
+    raise ImportError('TheoremVectorStore needs LlamaIndex: pip install "theorem-rag[index]"') from err
+
+from theorem_rag.records import Theorem
+from theorem_rag.retrieval.filters import Filters
+from theorem_rag.retrieval.retriever import hit_to_node
+
+_LIST_KEYS = {"source": "source", "kind": "kind", "doc_id": "doc_id", "paper": "doc_id"}
+
+
+def metadata_filters_to_filters(filters: MetadataFilters | None) -> Filters:
+    """Map LlamaIndex ``MetadataFilters`` onto :class:`Filters`; what cannot be expressed is a clear ValueError.
+
+    Supported: ``==`` / ``in`` on source, kind, doc_id (paper); ``==``, ``>=``, ``<=``, ``>``, ``<`` on year;
+    conditions joined by AND.
+    """
+    if filters is None or not filters.filters:
+        return Filters()
+    if filters.condition not in (None, FilterCondition.AND):
+        raise ValueError(f"only AND-joined filters are supported, got {filters.condition}")
+    values: dict[str, Any] = {}
+    for f in filters.filters:
+        if isinstance(f, MetadataFilters):
+            raise ValueError("nested MetadataFilters are not supported")
+        if f.key in _LIST_KEYS and f.operator in (FilterOperator.EQ, FilterOperator.IN):
+            new = [f.value] if f.operator == FilterOperator.EQ else list(f.value)
+            key = _LIST_KEYS[f.key]
+            if key in values:  # AND of two value sets is their intersection
+                new = [v for v in values[key] if v in new] or ["\uffffno match"]
+            values[key] = new
+        elif f.key == "year" and f.operator in (FilterOperator.EQ, FilterOperator.GTE, FilterOperator.GT):
+            lo = f.value + (1 if f.operator == FilterOperator.GT else 0)
+            values["year_min"] = max(lo, values.get("year_min", lo))
+            if f.operator == FilterOperator.EQ:
+                values["year_max"] = min(f.value, values.get("year_max", f.value))
+        elif f.key == "year" and f.operator in (FilterOperator.LTE, FilterOperator.LT):
+            hi = f.value - (1 if f.operator == FilterOperator.LT else 0)
+            values["year_max"] = min(hi, values.get("year_max", hi))
+        else:
+            raise ValueError(
+                f"unsupported filter {f.key!r} {f.operator.value!r}; supported: source/kind/doc_id with == or in, "
+                "year with ==, >=, <=, >, <"
+            )
+    return Filters.from_mapping(values)
+
+
+class TheoremVectorStore(BasePydanticVectorStore):
+    """LlamaIndex vector store over one space (``space``) of a :class:`~theorem_rag.db.store.TheoremStore`."""
+
+    stores_text: bool = True
+    flat_metadata: bool = False
+    space: str
+    pool: int = 200
+    ef_search: int = 400
+    iterative_scan: str = "relaxed_order"
+    _store: Any = PrivateAttr()
+
+    @classmethod
+    def from_store(cls, store: Any, space: str, **kwargs: Any) -> TheoremVectorStore:
+        vs = cls(space=space, **kwargs)
+        vs._store = store
+        return vs
+
+    @property
+    def client(self) -> Any:
+        return self._store
+
+    def add(self, nodes: Sequence[BaseNode], **kwargs: Any) -> list[str]:
+        """Upsert nodes as statements (metadata needs source, kind, doc_id) and write their embeddings."""
+        theorems, vectors = [], []
+        for node in nodes:
+            meta = node.metadata or {}
+            if node.embedding is None:
+                raise ValueError(f"node {node.node_id!r} has no embedding")
+            missing = [k for k in ("source", "kind") if not meta.get(k)]
+            if missing:
+                raise ValueError(f"node {node.node_id!r} lacks metadata: {', '.join(missing)}")
+            theorems.append(
+                Theorem(
+                    id=node.node_id, source=meta["source"], kind=meta["kind"],
+                    body_latex=meta.get("statement") or node.get_content(),
+                    doc_id=meta.get("doc_id") or node.ref_doc_id or meta["source"],
+                    number=meta.get("number") or None, name=meta.get("name") or None, url=meta.get("url") or None,
+                )  # fmt: skip
+            )
+            vectors.append(node.embedding)
+        slogans = {n.node_id: n.metadata["slogan"] for n in nodes if (n.metadata or {}).get("slogan")}
+        self._store.upsert_theorems(theorems, slogans=slogans or None)
+        if theorems:
+            self._store.write_vectors(self.space, [t.id for t in theorems], vectors)
+        return [t.id for t in theorems]
+
+    def delete(self, ref_doc_id: str, **delete_kwargs: Any) -> None:
+        """Delete every statement of a document (LlamaIndex's ref_doc_id is our doc_id)."""
+        self._store.delete_document(ref_doc_id)
+
+    def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
+        if query.mode != VectorStoreQueryMode.DEFAULT:
+            raise ValueError(f"query mode {query.mode.value!r} is not supported; use TheoremRetriever for hybrid search")
+        if query.query_embedding is None:
+            raise ValueError("TheoremVectorStore.query needs query.query_embedding")
+        filters = metadata_filters_to_filters(query.filters)
+        if query.doc_ids:
+            filters = Filters.from_mapping({**_as_mapping(filters), "doc_id": list(query.doc_ids)})
+        k = query.similarity_top_k
+        hits = self._store.search_dense(
+            self.space, query.query_embedding, k=k, pool=max(self.pool, k), filters=filters,
+            ef_search=self.ef_search, iterative_scan=self.iterative_scan,
+        )  # fmt: skip
+        if query.node_ids:
+            hits = [h for h in hits if h.theorem_id in set(query.node_ids)]
+        nodes = [hit_to_node(h) for h in self._store.hydrate(hits)]
+        return VectorStoreQueryResult(
+            nodes=[n.node for n in nodes], similarities=[n.score for n in nodes], ids=[n.node.node_id for n in nodes]
+        )
+
+    async def aquery(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
+        return await asyncio.to_thread(self.query, query, **kwargs)
+
+    async def async_add(self, nodes: Sequence[BaseNode], **kwargs: Any) -> list[str]:
+        return await asyncio.to_thread(self.add, nodes, **kwargs)
+
+    async def adelete(self, ref_doc_id: str, **delete_kwargs: Any) -> None:
+        await asyncio.to_thread(self.delete, ref_doc_id)
+
+
+def _as_mapping(f: Filters) -> dict[str, Any]:
+    return {"source": f.source, "kind": f.kind, "doc_id": f.doc_id, "year_min": f.year_min, "year_max": f.year_max}

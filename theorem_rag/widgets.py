@@ -1,0 +1,87 @@
+"""Notebook search: an ipywidgets search box with filters and results whose mathematics Jupyter renders.
+
+>>> from theorem_rag.widgets import SearchWidget          # doctest: +SKIP
+>>> w = SearchWidget(TheoremSearch.from_settings())       # doctest: +SKIP
+>>> w                                                     # doctest: +SKIP  (displays the widget)
+>>> w.selected.theorem.body_latex                         # doctest: +SKIP  (the theorem picked in the list)
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from theorem_rag.records import Hit
+
+_NOTEBOOK_EXTRA = 'pip install "theorem-rag[notebook]"'
+
+
+def hit_html(hit: Hit) -> str:
+    """One result as HTML for ``ipywidgets.HTMLMath``: text is escaped, ``$...$`` is left for MathJax to render."""
+    t = hit.theorem
+    if t is None:
+        return f"<p>{html.escape(hit.theorem_id)}</p>"
+    title = " ".join(x for x in (t.kind.capitalize(), t.number or "") if x)
+    name = f" ({html.escape(t.name)})" if t.name else ""
+    link = f' <a href="{html.escape(t.url, quote=True)}" target="_blank">link</a>' if t.url else ""
+    slogan = f"<div><i>{html.escape(hit.slogan)}</i></div>" if hit.slogan else ""
+    return (
+        f'<div style="border:1px solid #ddd;border-radius:6px;padding:6px 10px;margin:4px 0">'
+        f"<div><b>{hit.rank}. {html.escape(title)}{name}</b> &middot; <code>{html.escape(t.id)}</code>{link}</div>"
+        f"{slogan}<div>{html.escape(t.body_latex)}</div></div>"
+    )
+
+
+class SearchWidget:
+    """A search box, source/kind filters and k, showing result cards; ``selected`` is the chosen :class:`Hit`.
+
+    Construct with a :class:`~theorem_rag.search.TheoremSearch`; display it as the last expression of a cell.
+    ``run(query)`` searches programmatically (what the button does) and returns the hits.
+    """
+
+    def __init__(self, search: Any, *, sources: Sequence[str] = (), kinds: Sequence[str] = (), k: int = 10) -> None:
+        try:
+            import ipywidgets as w
+        except ImportError as e:  # pragma: no cover - depends on the environment
+            raise ImportError(f"the notebook widget needs ipywidgets: {_NOTEBOOK_EXTRA}") from e
+        self.search = search
+        self.hits: list[Hit] = []
+        self.query = w.Text(placeholder="a statement, keywords or LaTeX", description="Query", layout={"width": "60%"})
+        self.sources = w.SelectMultiple(options=list(sources), description="Sources", rows=min(6, max(2, len(sources))))
+        self.kinds = w.SelectMultiple(options=list(kinds), description="Kinds", rows=min(6, max(2, len(kinds))))
+        self.k = w.IntSlider(value=k, min=1, max=50, description="k")
+        self.button = w.Button(description="Search", button_style="primary")
+        self.choice = w.Dropdown(options=[], description="Select")
+        self.results = w.HTMLMath(value="")
+        self.button.on_click(lambda _: self._on_search())
+        self.query.on_submit(lambda _: self._on_search())
+        self.box = w.VBox([w.HBox([self.query, self.button]), w.HBox([self.sources, self.kinds, self.k]),
+                           self.choice, self.results])  # fmt: skip
+
+    def _on_search(self) -> None:
+        try:
+            self.run(self.query.value)
+        except Exception as e:  # the widget must keep working whatever the search raised; show why instead
+            self.results.value = f'<p style="color:#b00">{html.escape(str(e))}</p>'
+
+    def run(self, query: str) -> list[Hit]:
+        """Search for ``query`` with the widget's filters, show the cards, and return the hits."""
+        self.query.value = query
+        self.hits = self.search.search(
+            query, self.k.value, sources=list(self.sources.value) or None, kinds=list(self.kinds.value) or None
+        )
+        self.choice.options = [(f"{h.rank}. {h.theorem_id}", i) for i, h in enumerate(self.hits)]
+        self.choice.value = 0 if self.hits else None
+        self.results.value = "".join(hit_html(h) for h in self.hits) or "<p>no results</p>"
+        return self.hits
+
+    @property
+    def selected(self) -> Hit | None:
+        """The hit chosen in the drop-down (the first one until the user picks another)."""
+        if not self.hits or self.choice.value is None:
+            return None
+        return self.hits[self.choice.value]
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.box._repr_mimebundle_(**kwargs)
