@@ -4,12 +4,13 @@ import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# Before torch and llama.cpp load: their OpenMP workers otherwise spin while idle and, on a busy machine, starve
+# each other (measured: search p50 177 ms -> 30 ms, an offline answer 306 s -> 8 s; benchmarks/bench_app.py).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 if __name__ == "__main__":
-    from theorem_rag.ui.app import build_app, launch
+    from theorem_rag.ui.app import build_app, serve_forever
 
     demo, search, _ = build_app()
-    try:
-        launch(demo, host=os.environ.get("THEOREM_RAG_HOST", "127.0.0.1"), port=int(os.environ.get("THEOREM_RAG_PORT", "7860")))
-    finally:
-        search.close()
+    serve_forever(demo, search, host=os.environ.get("THEOREM_RAG_HOST", "127.0.0.1"),
+                  port=int(os.environ.get("THEOREM_RAG_PORT", "7860")))

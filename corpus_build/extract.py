@@ -70,6 +70,29 @@ def preamble_for(envs: dict[str, TheoremEnv], macros: dict[str, Macro]) -> str:
     return "\n".join(lines)
 
 
+def fill_from_fallback(primary: list[RawStatement], fallback: list[RawStatement]) -> None:
+    """Fill what plasTeX left out from the regex parser's statement at the same line.
+
+    plasTeX can drop a ``\\label`` it failed to expand, and does not know wrappers such as Open Logic's
+    ``\\olref``; a missing label, name or number is taken over and references are united.
+
+    >>> p = RawStatement("lemma", "lemma", "B", "plastex", line=3, refs=["a"])
+    >>> fill_from_fallback([p], [RawStatement("lemma", "lemma", "B", "fallback", label="l", labels=["l"], line=3, refs=["b"])])
+    >>> p.label, p.labels, p.refs
+    ('l', ['l'], ['a', 'b'])
+    """
+    by_line = {s.line: s for s in fallback if s.line is not None}
+    for p in primary:
+        f = by_line.get(p.line)
+        if f is None or f.env != p.env:
+            continue
+        if not p.label and f.label:
+            p.label, p.labels = f.label, list(f.labels)
+        p.name = p.name or f.name
+        p.number = p.number or f.number
+        p.refs = list(p.refs) + [r for r in f.refs if r not in p.refs]
+
+
 def document_body(text: str) -> tuple[str, int]:
     """The text between ``\\begin{document}`` and ``\\end{document}`` and the number of lines before it."""
     m = re.search(r"\\begin\s*\{document\}", text)
@@ -119,5 +142,6 @@ def extract_statements(
         for s in pr.statements:
             if s.line is not None:
                 s.line += offset
+        fill_from_fallback(pr.statements, fb.statements)
         return Extraction(pr.statements, "plastex", None, fb, found, secs)
     return Extraction(fb.statements, "fallback", reason, fb, found, secs)

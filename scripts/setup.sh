@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Create .venv and install theorem-rag with every extra. torch is pinned first so that pip takes the CPU wheel
-# from local disk instead of a multi-GB CUDA build.
+# from local disk instead of a multi-GB CUDA build; llama-cpp-python compiles for a portable CPU baseline
+# (the default native build crashes on some CPUs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q torch==2.13.0

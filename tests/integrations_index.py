@@ -29,6 +29,7 @@ def integration_search(dsn: str):
         return _BUILT[dsn]
     from theorem_rag.db.store import TheoremStore
     from theorem_rag.embed import Embedder
+    from theorem_rag.ingest import build_index
     from theorem_rag.search import TheoremSearch, space_name
     from theorem_rag.slogans.offline import OfflineSloganWriter
 
@@ -37,16 +38,6 @@ def integration_search(dsn: str):
     embedder = Embedder()
     space = space_name(embedder.model_name, "slogan")
     theorems, documents = records()
-    # Through the store directly rather than ingest.build_index: its LlamaIndex vector store currently rewrites
-    # each record from node metadata (body := slogan text, number/url/label dropped), which these tests detect.
-    written = []
-    OfflineSloganWriter().write(theorems, {d.id: d for d in documents}, written.append)
-    slogans = {r.theorem_id: r.slogan for r in written if r.ok}
-    store.upsert_documents(documents)
-    store.upsert_theorems(theorems, slogans=slogans)
-    store.vector_space(space, embedder.dim, field="slogan", model=embedder.model_name)
-    ids = [t.id for t in theorems]
-    store.write_vectors(space, ids, embedder.embed_documents([slogans[i] for i in ids]))
-    store.build_index(space)
+    build_index(store, embedder, theorems, documents, writer=OfflineSloganWriter(), space=space, progress=False)
     _BUILT[dsn] = TheoremSearch(store, embedder, space=space, k=5, max_k=50), table
     return _BUILT[dsn]

@@ -73,3 +73,28 @@ def test_query_engine_tool_retrieves_the_theorems(tiny_search):
     assert out.raw_output.source_nodes[0].node.metadata["url"] == "https://planetmath.org/cantorstheorem"
     async_out = asyncio.run(tool.acall(input=CANTOR))
     assert [n.node.node_id for n in async_out.raw_output.source_nodes] == ids
+
+
+def test_function_agent_calls_the_tool_and_sees_citable_results(tiny_search):
+    """A LlamaIndex FunctionAgent with LlamaIndex's scripted function-calling LLM: it asks for the tool once,
+    then answers with what the tool returned (a real LLM would write its answer from the same text)."""
+    from llama_index.core.agent.workflow import FunctionAgent
+    from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
+    from llama_index.core.llms.mock import MockFunctionCallingLLM
+
+    from theorem_rag.tools import theorem_search_tool
+
+    def script(messages, **kwargs):
+        results = [m for m in messages if m.role == MessageRole.TOOL]
+        if results:
+            return ChatMessage(role=MessageRole.ASSISTANT, content=f"Found: {results[-1].content}")
+        call = ToolCallBlock(tool_call_id="call-1", tool_name="search_theorems", tool_kwargs={"query": CANTOR, "k": 2})
+        return ChatMessage(role=MessageRole.ASSISTANT, blocks=[call])
+
+    agent = FunctionAgent(tools=[theorem_search_tool(tiny_search)], llm=MockFunctionCallingLLM(response_generator=script))
+
+    async def ask():
+        return await agent.run("Which theorem says a set is smaller than its power set? Cite it.")
+
+    answer = str(asyncio.run(ask()))
+    assert answer.startswith("Found: 1. [planetmath:CantorsTheorem]")

@@ -46,28 +46,6 @@ class IndexReport:
         )
 
 
-class StoreSloganCache:
-    """The :class:`~theorem_rag.slogans.cache.SloganCache` protocol over the database's slogan cache table."""
-
-    def __init__(self, store: Any) -> None:
-        self.store = store
-
-    def get_many(self, keys: Sequence[str]) -> dict[str, str]:
-        return {k: c.slogan for k, c in self.store.cached_slogans(list(keys)).items()}
-
-    def put_many(self, rows: Sequence[Any]) -> None:
-        from theorem_rag.db.slogan_cache import CachedSlogan
-
-        self.store.cache_slogans(
-            CachedSlogan(
-                statement_hash=r.statement_hash, writer=r.writer, prompt_version=r.prompt_version, model=r.model,
-                slogan=r.slogan, input_tokens=r.prompt_tokens, output_tokens=r.completion_tokens, cost=r.cost_usd,
-                key=r.key,
-            )  # fmt: skip
-            for r in rows
-        )
-
-
 def theorem_node(theorem: Theorem, slogan: str | None, embed_text: str) -> Any:
     """A LlamaIndex ``TextNode`` whose text is what gets embedded and whose metadata carries the full record."""
     from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
@@ -115,6 +93,7 @@ def build_index(
     from theorem_rag.embed import embed_text_for
     from theorem_rag.retrieval.vector_store import TheoremVectorStore
     from theorem_rag.slogans import write_slogans
+    from theorem_rag.slogans.cache import StoreSloganCache
 
     report = IndexReport(space=space)
     theorems, documents = list(theorems), list(documents)

@@ -36,7 +36,9 @@ def format_hits(hits: Sequence[Hit], max_statement_chars: int = 1200) -> str:
     blocks = []
     for h in hits:
         out = HitOut.from_hit(h)
-        statement = out.statement if len(out.statement) <= max_statement_chars else out.statement[:max_statement_chars] + " ..."
+        statement = out.statement
+        if len(statement) > max_statement_chars:
+            statement = statement[:max_statement_chars] + " ..."
         lines = [f"{out.rank}. [{out.id}] {out.citation}"]
         if out.slogan:
             lines.append(f"   slogan: {out.slogan}")

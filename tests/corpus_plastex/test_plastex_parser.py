@@ -5,12 +5,11 @@ from __future__ import annotations
 import doctest
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from corpus_build import plastex_parser
+from corpus_build import plastex_parser, tex_scan
 from corpus_build.plastex_parser import compose_document, parse_with_plastex, scan_environments
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -122,12 +121,11 @@ def test_empty_text_and_text_without_statements_do_not_start_plastex():
 
 
 def test_macro_loop_times_out_with_an_error():
-    started = time.monotonic()
+    # The loop never ends by itself: coming back at all, with this error, shows the child was stopped.
     result = parse_with_plastex(
         "\\begin{lemma} A. \\end{lemma}\n\\def\\x{\\x}\\x", theorem_envs={"lemma": "lemma"}, timeout_s=2
     )
-    assert time.monotonic() - started < 30  # a hang, not a speed check: the loop never ends by itself
-    assert result.error == "plasTeX timed out after 2 s"
+    assert result.error == "plasTeX timed out after 2 s of CPU time"
     assert result.truncated is True and result.statements == []
 
 
@@ -248,6 +246,7 @@ def test_newaliascnt_shares_the_counter_and_its_format():
     assert [(s.env, s.number) for s in result.statements] == [("lem", "1.1"), ("thm", "1.2"), ("lem", "2.1")]
 
 
-def test_docstring_examples_run():
-    result = doctest.testmod(plastex_parser)
+@pytest.mark.parametrize("module", [plastex_parser, tex_scan], ids=lambda m: m.__name__)
+def test_docstring_examples_run(module):
+    result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

@@ -102,6 +102,17 @@ def test_vector_store_add_query_delete(store):
         vs.query(VectorStoreQuery(query_embedding=[1.0] * 8, mode=VectorStoreQueryMode.HYBRID))
 
 
+def test_vector_store_add_with_full_record_keeps_the_record(store):
+    load(store)
+    t = THEOREMS[0]
+    node = TextNode(id_=t.id, text=SLOGANS[t.id], metadata={"record": t.to_dict(), "slogan": SLOGANS[t.id]})
+    node.embedding = text_vector("another text").tolist()
+    vs = TheoremVectorStore.from_store(store, space="toy")
+    vs.add([node])
+    assert store.get_theorems([t.id])[t.id] == t  # the embedded text (a slogan) did not replace the statement
+    assert vs.query(VectorStoreQuery(query_embedding=node.embedding, similarity_top_k=1)).ids == [t.id]
+
+
 def test_metadata_filters_mapping():
     F, Op = MetadataFilter, FilterOperator
     got = metadata_filters_to_filters(MetadataFilters(filters=[

@@ -18,9 +18,12 @@ pytestmark = pytest.mark.db
 def test_migrate_is_idempotent(pg_dsn, table_prefix):
     with psycopg.connect(pg_dsn, autocommit=True) as conn:
         assert schema_version(conn, table_prefix) == 0
-        assert migrate(conn, table_prefix) == [LATEST]
+        assert migrate(conn, table_prefix, target=1) == [1]
+        conn.execute(f"INSERT INTO {table_prefix}_feedback (query, theorem_id, vote) VALUES ('q', 'x', 1)")
+        assert migrate(conn, table_prefix) == list(range(2, LATEST + 1))  # upgrade keeps the row
         assert migrate(conn, table_prefix) == []
         assert schema_version(conn, table_prefix) == LATEST
+        assert conn.execute(f"SELECT count(*) FROM {table_prefix}_feedback").fetchone()[0] == 1
 
 
 def test_upsert_is_idempotent_and_detects_changes(store):
@@ -123,8 +126,20 @@ def test_feedback(store):
     assert isinstance(fid, int)
     with pytest.raises(ValueError, match="vote"):
         store.record_feedback("q", 0, theorem_id="x")
-    with pytest.raises(ValueError, match="theorem_id or an answer_id"):
+    with pytest.raises(ValueError, match="theorem_id, an answer_id or an answer"):
         store.record_feedback("q", 1)
+    assert store.record_feedback(query="q", vote=-1, answer="Some answer text.", comment=None) > fid
+
+
+def test_stats_theorems_of_and_delete_theorems(store):
+    load(store)
+    stats = store.stats("toy")
+    assert stats["sources"] == {"arxiv": 2, "napkin": 2, "stacks": 2} and stats["theorems"] == 6
+    assert stats["index_built"] and stats["vectors"] == 6 and stats["missing_vectors"] == 0
+    assert store.stats("absent")["index_built"] is False
+    assert [t.id for t in store.theorems_of("paper:1")] == ["paper:1:lem2", "paper:1:thm1"]
+    assert store.delete_theorems(["paper:1:lem2", "ghost"]) == 1
+    assert store.count_vectors("toy") == 5
 
 
 def test_sql_metacharacters_in_values_are_harmless(store):

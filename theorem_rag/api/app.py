@@ -20,6 +20,7 @@ try:
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse
     from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+    from pydantic import ValidationError
     from starlette.exceptions import HTTPException
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the REST API needs FastAPI: pip install "theorem-rag[api]"') from err
@@ -39,14 +40,16 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }  # fmt: skip
 
 
-def _error(status: int, code: str, message: str, details: list | None = None, headers: dict | None = None) -> JSONResponse:
+def _error(status: int, code: str, message: str, details: list | None = None,
+           headers: dict | None = None) -> JSONResponse:  # fmt: skip
     body = ErrorOut(error=code, message=message, details=details).model_dump(exclude_none=True)
     return JSONResponse(body, status_code=status, headers=headers)
 
 
 def _validation_details(exc: RequestValidationError) -> tuple[str, list[dict[str, Any]]]:
     # The rejected values are the caller's data (and may be huge): report where and why, not what.
-    details = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")} for e in exc.errors()]
+    details = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+               for e in exc.errors()]  # fmt: skip
     text = "; ".join(f"{'.'.join(str(p) for p in d['loc'][1:]) or d['loc'][0]}: {d['msg']}" for d in details[:5])
     return text or "invalid request", details
 
@@ -63,6 +66,9 @@ def _install_error_handlers(app: FastAPI, index_errors: tuple[type, type]) -> No
 
     @app.exception_handler(ValueError)
     async def bad_value(request: Request, exc: ValueError) -> JSONResponse:
+        if isinstance(exc, ValidationError):
+            # Request input is validated before the route runs; this one is the server's own data failing.
+            return await internal(request, exc)
         return _error(422, "invalid_request", str(exc))
 
     @app.exception_handler(not_built)
@@ -72,7 +78,8 @@ def _install_error_handlers(app: FastAPI, index_errors: tuple[type, type]) -> No
     @app.exception_handler(unavailable)
     async def no_database(request: Request, exc: Exception) -> JSONResponse:
         log.warning("database unavailable: %s", exc)
-        return _error(503, "database_unavailable", "the database is unavailable; retry shortly", headers={"Retry-After": "5"})
+        return _error(503, "database_unavailable", "the database is unavailable; retry shortly",
+                      headers={"Retry-After": "5"})  # fmt: skip
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
@@ -116,7 +123,8 @@ def create_app(
     and more threads than pooled connections only queue inside them.
 
     >>> from fastapi.testclient import TestClient                                   # doctest: +SKIP
-    >>> TestClient(create_app(search)).get("/search", params={"q": "Cantor"}).json()["results"][0]["id"]  # doctest: +SKIP
+    >>> client = TestClient(create_app(search))                                       # doctest: +SKIP
+    >>> client.get("/search", params={"q": "Cantor"}).json()["results"][0]["id"]      # doctest: +SKIP
     'planetmath:CantorsTheorem'
     """
     from theorem_rag.db.store import StoreUnavailable
@@ -151,7 +159,7 @@ def create_app(
     async def health() -> JSONResponse:
         """Whether the database answers and the index is built, with counts."""
         stats = await run(search.stats)
-        ok = bool(stats.get("index_built", stats.get("built", False)))
+        ok = bool(stats.get("index_built"))
         body = {"status": "ok" if ok else "index_not_built", "version": _version(), **stats}
         return JSONResponse(body, status_code=200 if ok else 503)
 

@@ -13,6 +13,8 @@ import click
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# Idle OpenMP threads spinning in torch starve llama.cpp and the database on small machines.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 @click.group()
@@ -26,6 +28,8 @@ from theorem_rag.cli.db import db  # noqa: E402
 from theorem_rag.cli.eval import eval_command  # noqa: E402
 from theorem_rag.cli.index import index  # noqa: E402
 from theorem_rag.cli.search import search  # noqa: E402
+from theorem_rag.cli.serve import serve  # noqa: E402
+from theorem_rag.cli.serve_api import api, mcp  # noqa: E402
 
-for command in (corpus, db, index, search, eval_command):
+for command in (corpus, db, index, search, eval_command, serve, api, mcp):
     main.add_command(command)

@@ -63,7 +63,14 @@ def eval_command(query_files, configs, ks, records, extra_records, out, plots, e
         raise click.ClickException(str(e)) from e
 
     settings = Settings()
-    searchers = {spec.name: spec.factory(settings, context) for spec in specs}
+    if any(spec.needs_index for spec in specs):
+        from theorem_rag.eval.index_configs import EvalIndex
+
+        context.index = EvalIndex(settings)
+    try:
+        searchers = {spec.name: spec.factory(settings, context) for spec in specs}
+    except ValueError as e:
+        raise click.ClickException(str(e)) from e
     targets = list(searchers.values()) + ([context.index] if context.index is not None else [])
     doc_of = registry.merge_doc_of(context.doc_of, extras)
     with registry.extra_records(targets, extras):
@@ -79,12 +86,12 @@ def eval_command(query_files, configs, ks, records, extra_records, out, plots, e
         paths["hit_curves"] = plot_hit_curves(result, out / "hit_at_k.png")
         paths["recall_curves"] = plot_hit_curves(result, out / "recall_at_k.png", metric="recall")
     if embedding_map:
-        from theorem_rag.eval.plots import embed_statements, plot_embedding_map, sample_statements, subject_of
+        from theorem_rag.eval.plots import embed_statements, plot_embedding_map, sample_statements, subjects_of
 
         sample = sample_statements(context.theorems + extras, embedding_map)
         vectors = embed_statements(sample, settings.embed_model, settings.doc_instruction)
         paths["embedding_map"] = plot_embedding_map(
-            vectors, {"source": [t.source for t in sample], "subject": [subject_of(t) for t in sample]},
+            vectors, {"source": [t.source for t in sample], "subject": subjects_of(sample)},
             out / f"embedding_map_{projection}.png", method=projection,
             title=f"{projection.upper()} of {len(sample)} statements embedded by {settings.embed_model}",
         )

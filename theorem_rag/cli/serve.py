@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 import click
+
+# Before torch and llama.cpp load: their OpenMP workers otherwise spin while idle and starve each other on a busy
+# machine (see benchmarks/bench_app.py). Only this command's process is affected; the environment can override.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 @click.command()
@@ -15,11 +21,9 @@ import click
 def serve(host: str, port: int, chat_model: str | None, no_warm_up: bool) -> None:
     """Serve the Gradio app: search theorems, and ask the assistant (answers cite retrieved statements)."""
     from theorem_rag.config import Settings
-    from theorem_rag.ui.app import build_app, launch
+    from theorem_rag.ui.app import build_app, serve_forever
 
     settings = Settings(**({"chat_model": chat_model} if chat_model else {}))
     demo, search, _ = build_app(settings, warm=not no_warm_up)
-    try:
-        launch(demo, host=host, port=port)
-    finally:
-        search.close()
+    click.echo(f"theorem-rag: {demo.title} on http://{host}:{port}/ (chat model: {settings.chat_model})", err=True)
+    serve_forever(demo, search, host=host, port=port)

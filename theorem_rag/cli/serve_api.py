@@ -23,7 +23,7 @@ threads_option = click.option(
 )  # fmt: skip
 
 
-def _open_search(torch_threads: int, flags: dict[str, Any]) -> Any:
+def _open_search(torch_threads: int, flags: dict[str, Any], batch_queries: bool = True) -> Any:
     """The TheoremSearch the servers answer from, with concurrent queries embedded in shared batches."""
     from theorem_rag.api.batching import with_query_batching
     from theorem_rag.search import TheoremSearch
@@ -34,7 +34,8 @@ def _open_search(torch_threads: int, flags: dict[str, Any]) -> Any:
         torch.set_num_threads(torch_threads)
     except ImportError as err:
         raise click.ClickException(f'serving needs the models extra: pip install "theorem-rag[models]" ({err})')
-    return with_query_batching(TheoremSearch.from_settings(settings_from(**flags)))
+    search = TheoremSearch.from_settings(settings_from(**flags))
+    return with_query_batching(search) if batch_queries else search
 
 
 def _warm_up(search: Any) -> None:
@@ -49,11 +50,14 @@ def _warm_up(search: Any) -> None:
               help="Searches run at once (the rest wait); about the database pool size.")  # fmt: skip
 @click.option("--max-body-bytes", type=click.IntRange(min=1024), default=256 * 1024, show_default=True,
               help="Largest request body accepted (413 above).")  # fmt: skip
-@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True)
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
+              show_default=True)  # fmt: skip
+@click.option("--batch-queries/--no-batch-queries", default=True, show_default=True,
+              help="Embed queries of concurrent requests together (more throughput under load).")  # fmt: skip
 @threads_option
 @with_db_options
-def api(host: str, port: int, search_threads: int, max_body_bytes: int, log_level: str, torch_threads: int,
-        **flags: Any) -> None:  # fmt: skip
+def api(host: str, port: int, search_threads: int, max_body_bytes: int, log_level: str, batch_queries: bool,
+        torch_threads: int, **flags: Any) -> None:  # fmt: skip
     """Serve the REST API (OpenAPI docs at /docs); set THEOREM_RAG_API_KEY to require a key."""
     try:
         import uvicorn
@@ -61,7 +65,7 @@ def api(host: str, port: int, search_threads: int, max_body_bytes: int, log_leve
         from theorem_rag.api.app import create_app
     except ImportError as err:
         raise click.ClickException(f"the REST API needs: {_API_EXTRA} ({err})")
-    search = _open_search(torch_threads, flags)
+    search = _open_search(torch_threads, flags, batch_queries)
     try:
         _warm_up(search)
         app = create_app(search, api_key=os.environ.get("THEOREM_RAG_API_KEY") or None,
@@ -76,7 +80,8 @@ def api(host: str, port: int, search_threads: int, max_body_bytes: int, log_leve
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
               help="stdio for a client that spawns the server; http for streamable HTTP at /mcp.")  # fmt: skip
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface for --transport http.")
-@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="Port for --transport http.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
+              help="Port for --transport http.")  # fmt: skip
 @threads_option
 @with_db_options
 def mcp(transport: str, host: str, port: int, torch_threads: int, **flags: Any) -> None:

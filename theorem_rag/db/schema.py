@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1]
+[1, 2]
 """
 
 from __future__ import annotations
@@ -77,15 +77,28 @@ def _v1(n: Names) -> list[sql.Composed]:
     ]
 
 
+def _v2(n: Names) -> list[sql.Composed]:
+    """Feedback on an assistant answer may carry the answer text instead of an id."""
+    fb = sql.Identifier(n.feedback)
+    return [
+        sql.SQL("ALTER TABLE {fb} ADD COLUMN IF NOT EXISTS answer text").format(fb=fb),
+        sql.SQL("ALTER TABLE {fb} DROP CONSTRAINT IF EXISTS {c}").format(fb=fb, c=sql.Identifier(f"{n.feedback}_check")),
+        sql.SQL(
+            "ALTER TABLE {fb} ADD CONSTRAINT {c} CHECK (theorem_id IS NOT NULL OR answer_id IS NOT NULL OR answer IS NOT NULL)"
+        ).format(fb=fb, c=sql.Identifier(f"{n.feedback}_target")),
+    ]
+
+
 # (version, description, statements): append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Callable[[Names], list[sql.Composed]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
+    (2, "feedback.answer (answer text)", _v2),
 ]
 LATEST = MIGRATIONS[-1][0]
 
 
-def migrate(conn: Connection, prefix: str = "theorems") -> list[int]:
-    """Apply the pending migrations in one transaction each; return the versions applied (``[]`` when current).
+def migrate(conn: Connection, prefix: str = "theorems", target: int | None = None) -> list[int]:
+    """Apply the pending migrations (up to ``target``, default all) in one transaction; return the versions applied.
 
     An advisory lock serializes concurrent callers, so two processes starting at once do not race.
     """
@@ -105,7 +118,7 @@ def migrate(conn: Connection, prefix: str = "theorems") -> list[int]:
                 f"database schema {n.prefix!r} is at version {current}, newer than this theorem-rag ({LATEST}); upgrade"
             )
         for version, description, statements in MIGRATIONS:
-            if version <= current:
+            if version <= current or (target is not None and version > target):
                 continue
             for stmt in statements(n):
                 conn.execute(stmt)

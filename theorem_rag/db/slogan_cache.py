@@ -1,4 +1,5 @@
-"""Slogan cache records and keys, pure: a slogan is paid for once per statement, writer, prompt version and model.
+"""Slogan cache rows as the database stores them, pure: a slogan is paid for once per statement, writer,
+prompt version and model (the key is :func:`theorem_rag.slogans.cache.slogan_key`).
 
 >>> slogan_key("abc", "litellm", "v1", "openai/gpt-4o-mini") == slogan_key("abc", "litellm", "v1", "openai/gpt-4o-mini")
 True
@@ -6,23 +7,13 @@ True
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
+
+from theorem_rag.slogans.cache import slogan_key
 
 CACHE_COLUMNS = (
     "key", "statement_hash", "writer", "prompt_version", "model", "slogan", "input_tokens", "output_tokens", "cost",
 )  # fmt: skip
-
-
-def slogan_key(statement_hash: str, writer: str, prompt_version: str, model: str) -> str:
-    """The cache key: a digest of the four parts (NUL-separated, so no two tuples collide by concatenation)."""
-    h = hashlib.sha256()
-    for part in (statement_hash, writer, prompt_version, model):
-        if not isinstance(part, str):
-            raise ValueError(f"slogan key parts must be strings, got {part!r}")
-        h.update(part.encode("utf-8"))
-        h.update(b"\x00")
-    return h.hexdigest()[:40]
 
 
 @dataclass(frozen=True)

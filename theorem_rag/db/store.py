@@ -27,7 +27,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
 from theorem_rag.db import sqltext
 from theorem_rag.db.names import Names
 from theorem_rag.db.schema import migrate
-from theorem_rag.db.slogan_cache import CACHE_COLUMNS, CachedSlogan
+from theorem_rag.db.side_tables import SideTableOps
 from theorem_rag.db.vectors import SpaceOps, StoreUnavailable, VectorSpace
 from theorem_rag.records import Document, Hit, Theorem
 
@@ -46,7 +46,7 @@ def _configure(conn: psycopg.Connection) -> None:
     register_vector(conn)
 
 
-class TheoremStore(SpaceOps):
+class TheoremStore(SpaceOps, SideTableOps):
     """Statements, documents and embedding spaces in PostgreSQL under one table prefix.
 
     >>> TheoremStore("dbname=theorem_rag", table="theorems").names.documents
@@ -292,59 +292,50 @@ class TheoremStore(SpaceOps):
             )
         return n
 
+    def delete_theorems(self, ids: Sequence[str]) -> int:
+        """Delete statements by id (their vectors go with them); returns #deleted."""
+        with self.connection() as conn, conn.transaction():
+            return conn.execute(
+                sql.SQL("DELETE FROM {t} WHERE id = ANY(%s)").format(t=sql.Identifier(self.names.theorems)), [list(ids)]
+            ).rowcount
+
+    def theorems_of(self, doc_id: str, limit: int = 500) -> list[Theorem]:
+        """The statements of one document in source order (file, line, then id)."""
+        cols = sql.SQL(", ").join(map(sql.Identifier, sqltext.THEOREM_COLUMNS))
+        with self.connection() as conn:
+            rows = conn.execute(
+                sql.SQL("SELECT {c} FROM {t} WHERE doc_id = %s ORDER BY file NULLS LAST, line NULLS LAST, id LIMIT %s").format(
+                    c=cols, t=sql.Identifier(self.names.theorems)
+                ),
+                [doc_id, limit],
+            ).fetchall()
+        return [Theorem.from_dict(dict(zip(sqltext.THEOREM_COLUMNS, r))) for r in rows]
+
+    def stats(self, space: str | None = None) -> dict:
+        """Counts for health checks and the UI: theorems, documents, per source; and for ``space`` its vectors,
+        statements still missing one, and whether the HNSW index is built."""
+        t, d = sql.Identifier(self.names.theorems), sql.Identifier(self.names.documents)
+        with self.connection() as conn:
+            sources = dict(conn.execute(sql.SQL("SELECT source, count(*) FROM {t} GROUP BY 1 ORDER BY 1").format(t=t)).fetchall())
+            out: dict = {
+                "theorems": sum(sources.values()),
+                "documents": conn.execute(sql.SQL("SELECT count(*) FROM {d}").format(d=d)).fetchone()[0],
+                "sources": sources,
+                "spaces": [s.name for s in self._all_spaces(conn)],
+            }
+        if space is not None:
+            known = space in out["spaces"]
+            out.update(space=space, vectors=self.count_vectors(space) if known else 0,
+                       missing_vectors=len(self.ids_missing_vectors(space)) if known else out["theorems"],
+                       index_built=known and self.has_index(space))  # fmt: skip
+        return out
+
     def count(self, source: str | None = None) -> int:
         with self.connection() as conn:
             t = sql.Identifier(self.names.theorems)
             if source is None:
                 return conn.execute(sql.SQL("SELECT count(*) FROM {t}").format(t=t)).fetchone()[0]
             return conn.execute(sql.SQL("SELECT count(*) FROM {t} WHERE source = %s").format(t=t), [source]).fetchone()[0]
-
-    # -- feedback and slogan cache -----------------------------------------------------------------------------
-    def record_feedback(
-        self, query: str, vote: int, theorem_id: str | None = None, answer_id: str | None = None, comment: str = ""
-    ) -> int:
-        """Store a +1/-1 vote on a theorem or an assistant answer; returns the feedback id."""
-        if vote not in (-1, 1):
-            raise ValueError("vote must be +1 or -1")
-        if theorem_id is None and answer_id is None:
-            raise ValueError("feedback needs a theorem_id or an answer_id")
-        with self.connection() as conn:
-            return conn.execute(
-                sql.SQL(
-                    "INSERT INTO {f} (query, theorem_id, answer_id, vote, comment) VALUES (%s, %s, %s, %s, %s) RETURNING id"
-                ).format(f=sql.Identifier(self.names.feedback)),
-                [query, theorem_id, answer_id, vote, comment],
-            ).fetchone()[0]
-
-    def cached_slogans(self, keys: Sequence[str]) -> dict[str, CachedSlogan]:
-        """Cached slogans by key (see :func:`theorem_rag.db.slogan_cache.slogan_key`); absent keys are missing."""
-        with self.connection() as conn:
-            rows = conn.execute(
-                sql.SQL("SELECT {c} FROM {s} WHERE key = ANY(%s)").format(
-                    c=sql.SQL(", ").join(map(sql.Identifier, CACHE_COLUMNS)), s=sql.Identifier(self.names.slogan_cache)
-                ),
-                [list(keys)],
-            ).fetchall()
-        return {r[0]: CachedSlogan(**dict(zip(CACHE_COLUMNS, r))) for r in rows}
-
-    def cache_slogans(self, entries: Iterable[CachedSlogan]) -> int:
-        """Commit a batch of slogans to the cache (first write wins); returns #new. Call once per finished batch,
-        so an interrupted run keeps every batch already committed and a rerun resumes from the cache."""
-        rows = [e.row() for e in entries]
-        if not rows:
-            return 0
-        with self.connection() as conn, conn.transaction():
-            cur = conn.cursor()
-            cur.executemany(
-                sql.SQL("INSERT INTO {s} ({c}) VALUES ({p}) ON CONFLICT (key) DO NOTHING").format(
-                    s=sql.Identifier(self.names.slogan_cache),
-                    c=sql.SQL(", ").join(map(sql.Identifier, CACHE_COLUMNS)),
-                    p=sql.SQL(", ").join(sql.Placeholder() * len(CACHE_COLUMNS)),
-                ),
-                rows,
-                returning=False,
-            )
-            return max(cur.rowcount, 0)
 
 
 def _check_unique(ids: list[str], what: str) -> None:

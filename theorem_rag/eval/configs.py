@@ -208,3 +208,7 @@ def merge_doc_of(base: Mapping[str, str], extra: Iterable[Theorem]) -> dict[str,
     out = dict(base)
     out.update((t.id, t.doc_id) for t in extra)
     return out
+
+
+# Index-backed configurations register themselves on import (their heavy imports stay inside the factories).
+from theorem_rag.eval import index_configs  # noqa: E402,F401

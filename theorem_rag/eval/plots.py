@@ -51,6 +51,27 @@ def subject_of(theorem: Theorem) -> str:
     return theorem.doc_id
 
 
+def subjects_of(theorems: Sequence[Theorem]) -> list[str]:
+    """:func:`subject_of` each statement, except that a source held in one document (a book) is split by the
+    first heading of each statement (its part or chapter), since the book alone would only repeat the source.
+
+    >>> book = [Theorem(id=str(i), source="napkin", kind="lemma", body_latex=".", doc_id="napkin", section=(s,))
+    ...         for i, s in enumerate(["Linear Algebra", "Topology"])]
+    >>> subjects_of(book)
+    ['napkin: Linear Algebra', 'napkin: Topology']
+    """
+    docs: dict[str, set[str]] = {}
+    for t in theorems:
+        docs.setdefault(t.source, set()).add(t.doc_id)
+    out = []
+    for t in theorems:
+        subject = subject_of(t)
+        if subject == t.doc_id and len(docs[t.source]) == 1 and t.section:
+            subject = f"{t.source}: {t.section[0]}"
+        out.append(subject)
+    return out
+
+
 def sample_statements(theorems: Sequence[Theorem], n: int, seed: int = 0) -> list[Theorem]:
     """Up to ``n`` statements, the same share from each source (small sources whole), reproducibly.
 

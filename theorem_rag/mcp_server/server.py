@@ -22,7 +22,9 @@ except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the MCP server needs the mcp SDK: pip install "theorem-rag[api]"') from err
 from pydantic import Field
 
-from theorem_rag.api.models import HitOut, PaperHitOut, PaperOut, DocumentOut, SearchResponse, TheoremOut, TheoremSummary
+from theorem_rag.api.models import (
+    DocumentOut, HitOut, PaperHitOut, PaperOut, SearchResponse, TheoremOut, TheoremSummary,
+)  # fmt: skip
 
 T = TypeVar("T")
 

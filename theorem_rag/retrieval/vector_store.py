@@ -93,15 +93,27 @@ class TheoremVectorStore(BasePydanticVectorStore):
         return self._store
 
     def add(self, nodes: Sequence[BaseNode], **kwargs: Any) -> list[str]:
-        """Upsert nodes as statements (metadata needs source, kind, doc_id) and write their embeddings."""
+        """Upsert nodes as statements and write their embeddings.
+
+        A node's metadata holds either the full record (``record``: ``Theorem.to_dict()``, as ingestion does) or at
+        least ``source`` and ``kind`` (then the node text is the statement). A stored, unchanged record is not
+        rewritten; a ``slogan`` in the metadata is stored with it.
+        """
         theorems, vectors = [], []
         for node in nodes:
             meta = node.metadata or {}
             if node.embedding is None:
                 raise ValueError(f"node {node.node_id!r} has no embedding")
+            if isinstance(meta.get("record"), dict):
+                # The full record (what ingestion attaches): the node text is what was embedded, e.g. a slogan.
+                theorems.append(Theorem.from_dict(meta["record"]))
+                if theorems[-1].id != node.node_id:
+                    raise ValueError(f"node {node.node_id!r} carries the record of {theorems[-1].id!r}")
+                vectors.append(node.embedding)
+                continue
             missing = [k for k in ("source", "kind") if not meta.get(k)]
             if missing:
-                raise ValueError(f"node {node.node_id!r} lacks metadata: {', '.join(missing)}")
+                raise ValueError(f"node {node.node_id!r} lacks metadata: {', '.join(missing)} (or a full 'record')")
             theorems.append(
                 Theorem(
                     id=node.node_id, source=meta["source"], kind=meta["kind"],

@@ -8,7 +8,7 @@ its label, its kind and section, then the statement read as English (:func:`late
 >>> t = Theorem(id="x:1", source="x", kind="lemma", doc_id="x:d", label="lemma-flat-base-change",
 ...             section=("Flatness",), body_latex=r"Let $A \\to B$ be flat. Then $B \\otimes_A C$ is flat over $C$.")
 >>> offline_slogan(t)
-'Flat base change. Lemma on flatness. Let A to B be flat. Then B tensor A C is flat over C.'
+'Flat base change. Lemma on flatness. Let A to B be flat. Then B tensor over A C is flat over C.'
 """
 
 from __future__ import annotations

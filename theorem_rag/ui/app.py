@@ -107,6 +107,8 @@ class Handlers:
         """Store a thumbs up/down sent by the page script: ``{"theorem_id", "vote", "where"}``."""
         try:
             data = json.loads(payload or "{}")
+            if not isinstance(data, dict):
+                raise TypeError("a vote is a JSON object")
             vote, theorem_id = int(data.get("vote", 0)), str(data.get("theorem_id") or "")
         except (ValueError, TypeError):
             return "Could not read that vote."
@@ -117,8 +119,7 @@ class Handlers:
             self.search.record_feedback(query=query, vote=vote, theorem_id=theorem_id)
         except self._errors as err:
             return f"Vote not stored: {err}"
-        thumb = "\U0001f44d" if vote > 0 else "\U0001f44e"
-        return f"Thanks, {thumb} on {theorem_id} stored."
+        return f"Thanks: your thumbs {'up' if vote > 0 else 'down'} on {theorem_id} is stored."
 
     def vote_answer(self, index: Any, liked: Any, history: list[dict[str, Any]], last_question: str) -> str:
         """Store a thumbs up/down on an assistant answer (Gradio's like event on the chat)."""
@@ -126,7 +127,8 @@ class Handlers:
             return ""
         vote = 1 if liked is True or str(liked).lower() in ("like", "true") else -1
         i = index[0] if isinstance(index, list | tuple) else index
-        answer = _plain(str(history[i].get("content", ""))) if history and isinstance(i, int) and i < len(history) else ""
+        found = history and isinstance(i, int) and 0 <= i < len(history)
+        answer = _plain(str(history[i].get("content", ""))) if found else ""
         try:
             self.search.record_feedback(query=last_question, vote=vote, answer=answer or None)
         except self._errors as err:
@@ -172,7 +174,7 @@ class Handlers:
                     if answer.error:
                         notes.append(answer.error)
                     if notes:
-                        body += "\n\n" + " ".join(f"\u26a0\ufe0f {html.escape(n, quote=False)}" for n in notes)
+                        body += "\n\n" + " ".join(f"\u26a0 {html.escape(n, quote=False)}" for n in notes)
                     if answer_at is None:
                         history.append({"role": "assistant", "content": body})
                     else:
@@ -180,14 +182,14 @@ class Handlers:
                     status = f"Cited {len(answer.cited)} of {len(answer.sources)} retrieved statements."
                     yield history, sources_html(answer.sources, self.documents_for(answer.sources)), status, question
         except (*self._errors, ChatError, ImportError) as err:
-            history.append({"role": "assistant", "content": f"\u26a0\ufe0f {html.escape(str(err), quote=False)}"})
+            history.append({"role": "assistant", "content": f"\u26a0 {html.escape(str(err), quote=False)}"})
             yield history, sources_html(sources, self.documents_for(sources)), str(err), question
 
 
 def _search_message(step: Any) -> dict[str, Any]:
     lines = [f"- {h.theorem.kind.capitalize() if h.theorem else ''} `{h.theorem_id}`" for h in step.hits]
     content = "\n".join(lines) or "No statements found."
-    title = f"\U0001f50e Searched \u201c{step.query}\u201d \u2014 {len(step.hits)} statements, {len(step.new_ids)} new"
+    title = f"Searched \u201c{step.query}\u201d \u2014 {len(step.hits)} statements, {len(step.new_ids)} new"
     return {"role": "assistant", "content": content, "metadata": {"title": title, "status": "done"}}
 
 
@@ -203,6 +205,9 @@ def theme() -> Any:
         primary_hue="indigo", neutral_hue="slate",
         font=[gr.themes.Font(f) for f in ("Inter", "system-ui", "sans-serif")],
         font_mono=[gr.themes.Font(f) for f in ("ui-monospace", "monospace")],
+    ).set(
+        button_primary_background_fill="*primary_600", button_primary_background_fill_hover="*primary_700",
+        button_primary_text_color="white",
     )  # fmt: skip
 
 
@@ -211,7 +216,8 @@ def create_app(search: Any, chat_model: Any, *, title: str = "theorem-rag", stat
     gr = _gradio()
     h = Handlers(search, chat_model)
     source_choices = sorted(set(SOURCE_LABELS) | set((stats or {}).get("sources", {}) or {}))
-    with gr.Blocks(title=title, fill_width=True) as demo:
+    # No analytics: the app runs offline and sends nothing anywhere.
+    with gr.Blocks(title=title, fill_width=True, analytics_enabled=False) as demo:
         last_query, last_question = gr.State(""), gr.State("")
         gr.Markdown(
             "# theorem-rag\nSemantic search over research mathematics, one statement at a time: "
@@ -232,7 +238,8 @@ def create_app(search: Any, chat_model: Any, *, title: str = "theorem-rag", stat
                         f_kinds = gr.Dropdown(list(KINDS), multiselect=True, label="Kind")
                         f_papers = gr.Textbox(label="Paper", placeholder="document id(s), comma separated")
                         k = gr.Slider(1, min(50, getattr(search, "max_k", 50)), value=10, step=1, label="Results")
-                gr.Examples(EXAMPLES, inputs=query, label="Try")
+                examples = gr.Dataset(samples=[[e] for e in EXAMPLES], components=[query], label="Try",
+                                      elem_id="trag-examples")  # fmt: skip
                 status = gr.Markdown(elem_id="trag-status")
                 results = gr.Markdown(elem_id="trag-results", latex_delimiters=LATEX_DELIMITERS, sanitize_html=False,
                                       value=message_html("Results appear here.", "info"))  # fmt: skip
@@ -262,6 +269,10 @@ def create_app(search: Any, chat_model: Any, *, title: str = "theorem-rag", stat
         search_inputs = [query, level, k, f_sources, f_kinds, f_papers]
         for trigger in (go.click, query.submit):
             trigger(h.run_search, search_inputs, [results, status, last_query], concurrency_limit=4)
+        # A click on an example fills the box and searches at once, with the current filters.
+        examples.click(lambda sample: sample[0], examples, query).then(
+            h.run_search, search_inputs, [results, status, last_query], concurrency_limit=4
+        )
         vote_btn.click(h.vote, [vote_box, last_query, last_question], toast)
         chat_outputs = [chatbot, sources, chat_status, last_question]
         for trigger in (send.click, ask.submit):
@@ -294,6 +305,20 @@ def launch(demo: Any, *, host: str = "127.0.0.1", port: int | None = 7860, **kwa
     demo.queue(default_concurrency_limit=4)
     return demo.launch(server_name=host, server_port=port, share=False, css=CSS, head=HEAD, theme=theme(),
                        ssr_mode=False, footer_links=[], show_error=True, **kwargs)  # fmt: skip
+
+
+def serve_forever(demo: Any, search: Any, *, host: str = "127.0.0.1", port: int = 7860) -> None:
+    """Serve until Ctrl-C or SIGTERM, then close the search (and so release the embedded database server)."""
+    import signal
+    import sys
+
+    # SIGTERM (service managers, `kill`) would skip the exit handlers that stop the embedded PostgreSQL.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        launch(demo, host=host, port=port)
+    finally:
+        demo.close()
+        search.close()
 
 
 def build_app(settings: Any = None, *, warm: bool = True) -> tuple[Any, Any, Any]:

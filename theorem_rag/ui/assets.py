@@ -29,6 +29,8 @@ CSS = """
   font-size: 1.02rem; overflow-x: auto; }
 .trag-statement ol, .trag-statement ul { margin: .25rem 0 .25rem 1.5rem; }
 .trag-statement .katex-display { margin: .4rem 0; overflow-x: auto; overflow-y: hidden; }
+.trag-sc { font-variant: small-caps; }
+.trag-foot button svg { vertical-align: -2px; }
 .trag-ref { font-family: var(--font-mono); font-size: .8em; color: var(--body-text-color-subdued); }
 .trag-diagram { font-size: .8rem; background: var(--background-fill-secondary); padding: .4rem; white-space: pre-wrap; }
 .trag-slogan { margin-top: .4rem; padding-left: .6rem; border-left: 3px solid var(--color-accent);

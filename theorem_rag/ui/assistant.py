@@ -120,10 +120,12 @@ def link_citations(text: str, sources: Sequence[Hit]) -> tuple[str, list[int], l
 
     def one(n: int) -> str:
         if 1 <= n <= len(sources):
-            valid.append(n) if n not in valid else None
+            if n not in valid:
+                valid.append(n)
             tid = html.escape(sources[n - 1].theorem_id, quote=True)
             return f'<a class="trag-cite" href="#trag-src-{n}" data-theorem-id="{tid}" title="{tid}">[{n}]</a>'
-        invalid.append(n) if n not in invalid else None
+        if n not in invalid:
+            invalid.append(n)
         return f'<span class="trag-bad-cite" title="no statement [{n}] was retrieved">[{n}?]</span>'
 
     pieces, last = [], 0
@@ -188,7 +190,10 @@ class Assistant:
         self.search, self.chat = search, chat
         self.max_rounds, self.max_tokens, self.statement_chars = max_rounds, max_tokens, statement_chars
         # A 135M model with a 4k window reads a few short statements well and many poorly.
-        self.max_sources = small_sources if getattr(chat, "is_small_offline", False) else max_sources
+        small = getattr(chat, "is_small_offline", False)
+        self.max_sources = small_sources if small else max_sources
+        # Past a paragraph or so a 135M model drifts away from the statements; stop it sooner.
+        self.max_tokens = min(max_tokens, 200) if small else max_tokens
 
     def _search(self, query: str, sources: list[Hit], seen: set[str]) -> SearchStep:
         hits = self.search(query)

@@ -41,8 +41,17 @@ def _text(value: object) -> str:
     return html.escape(str(value), quote=False).replace("$", "&#36;")
 
 
+def _external(url: str) -> str:
+    return f'href="{_attr(url)}" target="_blank" rel="noopener noreferrer"'
+
+
 def _safe_url(url: str | None) -> str | None:
     return url if url and url.lower().startswith(("https://", "http://")) else None
+
+
+def clean_title(title: str) -> str:
+    """A document title without LaTeX line breaks and ties: ``A \\\\ B~C`` -> ``A B C``."""
+    return " ".join(title.replace("\\\\", " ").replace("~", " ").split())
 
 
 def source_label(source: str, document: Document | None = None) -> str:
@@ -55,7 +64,7 @@ def source_label(source: str, document: Document | None = None) -> str:
     """
     if source in SOURCE_LABELS:
         return SOURCE_LABELS[source]
-    return document.title if document is not None and document.title else source
+    return clean_title(document.title) if document is not None and document.title else source
 
 
 def _tag(theorem: Theorem) -> str | None:
@@ -98,11 +107,11 @@ def citation(theorem: Theorem, document: Document | None = None) -> str:
     if tag:
         return f"Stacks Project, {what} (Tag {tag})"
     if theorem.source in SOURCE_LABELS:
-        title = f", {document.title}" if document is not None and document.title else ""
+        title = f", {clean_title(document.title)}" if document is not None and document.title else ""
         where = f", {theorem.url}" if _safe_url(theorem.url) else ""
         return f"{SOURCE_LABELS[theorem.source]}{title}, {what}{where}"
     if document is not None:
-        head = ", ".join(p for p in (_authors(document), document.title) if p)
+        head = ", ".join(p for p in (_authors(document), clean_title(document.title)) if p)
         year = f" ({document.year})" if document.year else ""
         url = _safe_url(document.url) or _safe_url(theorem.url)
         return f"{head}{year}, {what}" + (f", {url}" if url else "")
@@ -116,14 +125,24 @@ def link_label(theorem: Theorem, url: str) -> str:
         return f"Tag {tag}"
     if "arxiv.org" in url:
         return "arXiv"
-    return SOURCE_LABELS.get(theorem.source, "source")
+    return SOURCE_LABELS.get(theorem.source, "paper")
+
+
+# Feather icons (MIT) inline: emoji fonts are often missing on the servers and browsers mathematicians use.
+_THUMBS = {
+    1: "M14 9V5a3 3 0 0 0-3-3l-4 9v11h11.28a2 2 0 0 0 2-1.7l1.38-9a2 2 0 0 0-2-2.3z"
+    "M7 22H4a2 2 0 0 1-2-2v-7a2 2 0 0 1 2-2h3",
+    -1: "M10 15v4a3 3 0 0 0 3 3l4-9V2H5.72a2 2 0 0 0-2 1.7l-1.38 9a2 2 0 0 0 2 2.3zm7-13h2.67A2.31 2.31 0 0 1 22 4v7"
+    "a2.31 2.31 0 0 1-2.33 2H17",
+}
 
 
 def _vote_buttons(kind: str, target: str) -> str:
     return "".join(
-        f'<button class="trag-vote" type="button" data-vote="{v}" data-{kind}="{_attr(target)}" '
-        f'title="{label}">{icon}</button>'
-        for v, icon, label in ((1, "\U0001f44d", "Good result"), (-1, "\U0001f44e", "Bad result"))
+        f'<button class="trag-vote" type="button" data-vote="{v}" data-{kind}="{_attr(target)}" title="{label}" '
+        f'aria-label="{label}"><svg viewBox="0 0 24 24" width="14" height="14" fill="none" stroke="currentColor" '
+        f'stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="{_THUMBS[v]}"/></svg></button>'
+        for v, label in ((1, "Good result"), (-1, "Bad result"))
     )
 
 
@@ -137,14 +156,12 @@ def hit_card(
         return f'<div class="trag-card trag-missing">{_text(hit.theorem_id)}: record not found</div>'
     n = number if number is not None else hit.rank
     url = _safe_url(t.url) or (_safe_url(document.url) if document is not None else None)
-    link = (
-        f'<a class="trag-link" href="{_attr(url)}" target="_blank" rel="noopener noreferrer">{_text(link_label(t, url))} \u2197</a>'
-        if url else ""
-    )  # fmt: skip
+    link = f'<a class="trag-link" {_external(url)}>{_text(link_label(t, url))} \u2197</a>' if url else ""
     slogan = f'<div class="trag-slogan">{_text(hit.slogan)}</div>' if hit.slogan else ""
     section = " \u203a ".join(t.section[-2:])
     where = f'<span class="trag-where">{_text(section)}</span>' if section else ""
-    ranks = [f"dense #{hit.dense_rank}" if hit.dense_rank else "", f"text #{hit.lexical_rank}" if hit.lexical_rank else ""]
+    ranks = [f"dense #{hit.dense_rank}" if hit.dense_rank else "",
+             f"text #{hit.lexical_rank}" if hit.lexical_rank else ""]  # fmt: skip
     score = " \u00b7 ".join(p for p in [f"score {hit.score:.3f}", *ranks] if p)
     cite = citation(t, document)
     return (
@@ -165,8 +182,8 @@ def paper_card(paper: PaperHit, *, statements: int = 3) -> str:
     d = paper.document
     title = d.title if d is not None and d.title else paper.doc_id
     url = _safe_url(d.url) if d is not None else None
-    title_html = statement_html(title)
-    title_html = f'<a href="{_attr(url)}" target="_blank" rel="noopener noreferrer">{title_html}</a>' if url else title_html
+    title_html = statement_html(clean_title(title))
+    title_html = f"<a {_external(url)}>{title_html}</a>" if url else title_html
     meta = []
     if d is not None:
         meta += [_authors(d), str(d.year) if d.year else "", source_label(d.source, d)]

@@ -78,7 +78,8 @@ class LocalGGUFChat:
         try:
             module = __import__(package)
         except ImportError as err:
-            raise ImportError(f"the offline chat model needs the {package.replace('_', '-')} package: {_APP_EXTRA}") from err
+            name = package.replace("_", "-")
+            raise ImportError(f"the offline chat model needs the {name} package: {_APP_EXTRA}") from err
         return Path(module.__file__).parent / filename
 
     def load(self) -> Any:

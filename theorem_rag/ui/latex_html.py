@@ -28,12 +28,15 @@ _MATH = re.compile(
 )
 _DIAGRAM = re.compile(r"\\xymatrix|\\begin\{(tikzcd|CD)\}|\\diagram\b")
 _DROP_IN_MATH = re.compile(r"\\label\{[^{}]*\}|\\nonumber\b|\\notag\b")
+# Text-mode commands KaTeX lacks, mapped onto ones it has.
+_IN_MATH = [(re.compile(r"\\textsc\{"), r"\\text{"), (re.compile(r"\\(?:mbox|hbox)\{"), r"\\text{")]
 # Placeholders from the Unicode private use area cannot occur in escaped text or collide with HTML.
 _PH = re.compile("\ue000(\\d+)\ue001")
 
 _INLINE = [
     (re.compile(r"\\(?:emph|textit|textsl)\{([^{}]*)\}"), r"<em>\1</em>"),
     (re.compile(r"\\textbf\{([^{}]*)\}"), r"<strong>\1</strong>"),
+    (re.compile(r"\\textsc\{([^{}]*)\}"), r'<span class="trag-sc">\1</span>'),
     (re.compile(r"\\(?:texttt|url)\{([^{}]*)\}"), r"<code>\1</code>"),
     (re.compile(r"\\(?:text|textrm|textup|mbox|hbox|textnormal)\{([^{}]*)\}"), r"\1"),
     (re.compile(r"\{\\(?:em|it|sl) ([^{}]*)\}"), r"<em>\1</em>"),
@@ -53,8 +56,15 @@ _WORDS = [
     (re.compile(r"\\(&amp;|&#36;|[%_#{}])"), r"\1"),
     (re.compile(r"\\[,;:! ]"), " "),
 ]
-_LIST = re.compile(r"\\begin\{(itemize|enumerate|description)\}(?:\[[^\]]*\])?((?:(?!\\begin\{(?:itemize|enumerate|description)\}).)*?)\\end\{\1\}", re.S)
-_OTHER_ENV = re.compile(r"\\(?:begin|end)\{(?:center|quote|quotation|proof|flushleft|flushright|minipage)\}(?:\{[^{}]*\})?")
+# Innermost lists first (no nested \begin inside), so repeated passes unwind nesting.
+_LIST = re.compile(
+    r"\\begin\{(itemize|enumerate|description)\}(?:\[[^\]]*\])?"
+    r"((?:(?!\\begin\{(?:itemize|enumerate|description)\}).)*?)\\end\{\1\}",
+    re.S,
+)
+_OTHER_ENV = re.compile(
+    r"\\(?:begin|end)\{(?:center|quote|quotation|proof|flushleft|flushright|minipage)\}(?:\{[^{}]*\})?"
+)
 
 
 def _math_html(m: re.Match) -> str:
@@ -66,6 +76,8 @@ def _math_html(m: re.Match) -> str:
     else:
         tex, display = m["pa"] if m["pa"] is not None else m["d"], False
     tex = _DROP_IN_MATH.sub("", tex).strip()
+    for pattern, repl in _IN_MATH:
+        tex = pattern.sub(repl, tex)
     if _DIAGRAM.search(tex):
         return f'<pre class="trag-diagram">{html.escape(m[0], quote=False)}</pre>'
     if not tex:

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The main job on the embedded defaults: install, parse the shared corpora into theorem records, write offline
+# slogans, embed them with the bundled MiniLM model into the embedded PostgreSQL + pgvector, and search.
+# Reruns are incremental: unchanged statements are neither re-sloganized nor re-embedded.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CORPORA="${THEOREM_RAG_CORPORA:-../shared/corpora}"
+export HF_HUB_OFFLINE=1 LITELLM_LOCAL_MODEL_COST_MAP=True TOKENIZERS_PARALLELISM=false OMP_WAIT_POLICY=PASSIVE
+bash scripts/setup.sh
+trag=.venv/bin/theorem-rag
+$trag corpus parse "$CORPORA"/{stacks,planetmath,openlogic,napkin,hott,lebl-ra,papers} --out data/records
+$trag index build --records data/records
+$trag search "a local ring has a unique maximal ideal" -k 5
+$trag search "Zorn's lemma" -k 3

@@ -1,0 +1,67 @@
+"""``theorem-rag api`` and ``theorem-rag mcp``: flags, and the API started on the embedded defaults."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from theorem_rag.cli.serve_api import api, mcp
+
+
+def test_help_lists_the_flags():
+    out = CliRunner().invoke(api, ["--help"]).output
+    for flag in ("--host", "--port", "--search-threads", "--max-body-bytes", "--torch-threads", "--table",
+                 "--batch-queries"):  # fmt: skip
+        assert flag in out
+    assert "THEOREM_RAG_API_KEY" in out and "--api-key" not in out
+    out = CliRunner().invoke(mcp, ["--help"]).output
+    assert "--transport [stdio|http]" in out and "--port" in out
+
+
+def test_bad_flags_are_usage_errors():
+    r = CliRunner().invoke(mcp, ["--transport", "sse"])
+    assert r.exit_code == 2 and "'sse' is not one of" in r.output
+    r = CliRunner().invoke(api, ["--port", "0"])
+    assert r.exit_code == 2
+
+
+@pytest.mark.db
+@pytest.mark.models
+@pytest.mark.slow
+def test_api_on_the_embedded_defaults_says_to_build_the_index(pg_server, tmp_path):
+    """No DSN given: the server uses the embedded PostgreSQL under THEOREM_RAG_DATA_DIR (the session's server)."""
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "THEOREM_RAG_DATA_DIR": str(pg_server.data_dir.parent), "THEOREM_RAG_TABLE": "cli_empty",
+           "HF_HUB_OFFLINE": "1", "THEOREM_RAG_API_KEY": "k3y"}  # fmt: skip
+    env.pop("THEOREM_RAG_DATABASE_URL", None)
+    proc = subprocess.Popen([sys.executable, "-c", "from theorem_rag.cli.serve_api import api; api()", "--port",
+                             str(port), "--log-level", "warning"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert time.monotonic() < deadline, "the API did not start"
+            time.sleep(0.2)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as c:
+            assert c.get("/search", params={"q": "ring"}).status_code == 401
+            r = c.get("/search", params={"q": "ring"}, headers={"X-API-Key": "k3y"})
+            assert r.status_code == 503 and r.json()["error"] == "index_not_built"
+            assert "theorem-rag index build" in r.json()["message"]
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    assert "k3y" not in proc.stderr.read().decode()

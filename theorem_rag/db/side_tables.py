@@ -1,0 +1,79 @@
+"""Side tables of :class:`~theorem_rag.db.store.TheoremStore`: the slogan cache and user feedback (a mixin)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+
+from psycopg import Connection, sql
+
+from theorem_rag.db.names import Names
+from theorem_rag.db.slogan_cache import CACHE_COLUMNS, CachedSlogan
+
+
+class SideTableOps:
+    """Slogan cache and feedback methods; the host class provides ``names`` and ``connection()``."""
+
+    names: Names
+
+    def connection(self) -> AbstractContextManager[Connection]:  # pragma: no cover - provided by TheoremStore
+        raise NotImplementedError
+
+    def record_feedback(
+        self,
+        query: str,
+        vote: int,
+        theorem_id: str | None = None,
+        answer_id: str | None = None,
+        comment: str | None = "",
+        answer: str | None = None,
+    ) -> int:
+        """Store a +1/-1 vote on a theorem or on an assistant answer (by id or its text); returns the feedback id.
+
+        >>> store.record_feedback("nakayama", 1, theorem_id="stacks:00DV")  # doctest: +SKIP
+        1
+        """
+        if vote not in (-1, 1) or isinstance(vote, bool):
+            raise ValueError("vote must be +1 or -1")
+        if theorem_id is None and answer_id is None and answer is None:
+            raise ValueError("feedback needs a theorem_id, an answer_id or an answer")
+        if not isinstance(query, str):
+            raise ValueError("feedback query must be a string")
+        with self.connection() as conn:
+            return conn.execute(
+                sql.SQL(
+                    "INSERT INTO {f} (query, theorem_id, answer_id, answer, vote, comment) "
+                    "VALUES (%s, %s, %s, %s, %s, %s) RETURNING id"
+                ).format(f=sql.Identifier(self.names.feedback)),
+                [query, theorem_id, answer_id, answer, vote, comment or ""],
+            ).fetchone()[0]
+
+    def cached_slogans(self, keys: Sequence[str]) -> dict[str, CachedSlogan]:
+        """Cached slogans by key (see :func:`theorem_rag.db.slogan_cache.slogan_key`); absent keys are missing."""
+        with self.connection() as conn:
+            rows = conn.execute(
+                sql.SQL("SELECT {c} FROM {s} WHERE key = ANY(%s)").format(
+                    c=sql.SQL(", ").join(map(sql.Identifier, CACHE_COLUMNS)), s=sql.Identifier(self.names.slogan_cache)
+                ),
+                [list(keys)],
+            ).fetchall()
+        return {r[0]: CachedSlogan(**dict(zip(CACHE_COLUMNS, r))) for r in rows}
+
+    def cache_slogans(self, entries: Iterable[CachedSlogan]) -> int:
+        """Commit a batch of slogans to the cache (first write wins); returns #new. Call once per finished batch,
+        so an interrupted run keeps every batch already committed and a rerun resumes from the cache."""
+        rows = [e.row() for e in entries]
+        if not rows:
+            return 0
+        with self.connection() as conn, conn.transaction():
+            cur = conn.cursor()
+            cur.executemany(
+                sql.SQL("INSERT INTO {s} ({c}) VALUES ({p}) ON CONFLICT (key) DO NOTHING").format(
+                    s=sql.Identifier(self.names.slogan_cache),
+                    c=sql.SQL(", ").join(map(sql.Identifier, CACHE_COLUMNS)),
+                    p=sql.SQL(", ").join(sql.Placeholder() * len(CACHE_COLUMNS)),
+                ),
+                rows,
+                returning=False,
+            )
+            return max(cur.rowcount, 0)

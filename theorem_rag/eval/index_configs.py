@@ -1,0 +1,98 @@
+"""Configurations backed by the PostgreSQL index: dense over LaTeX or slogans, full-text, hybrid, reranked.
+
+They all search the same database (``Settings``: DSN, table, embedding model) and differ only in the vector space
+and the fusion, so one run compares them on the same statements and queries.
+
+>>> "hybrid" in __import__("theorem_rag.eval.configs", fromlist=["x"]).available_configs()
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from theorem_rag.eval.configs import EvalContext, RetrieverSearcher, register_config
+from theorem_rag.records import Theorem
+
+
+class EvalIndex:
+    """The index as the evaluation sees it: a :class:`~theorem_rag.search.TheoremSearch` per space and fusion.
+
+    Also a ``RecordTarget``: :meth:`add_records` indexes extra statements into every space for one run and
+    :meth:`remove_records` deletes them again; ids already in the index are refused, so removal never touches
+    the main corpus.
+    """
+
+    def __init__(self, settings: Any) -> None:
+        from theorem_rag.search import TheoremSearch
+
+        self.settings = settings
+        self.base = TheoremSearch.from_settings(settings, reranker=None)
+        self._searches: dict[tuple, Any] = {}
+
+    def search(self, field: str, *, hybrid: bool, reranker: Any = None, lexical_only: bool = False) -> Any:
+        """A TheoremSearch over the space of ``field`` (built once per combination)."""
+        from theorem_rag.search import TheoremSearch, space_name
+
+        key = (field, hybrid, reranker is not None, lexical_only)
+        if key not in self._searches:
+            s = self.settings
+            self._searches[key] = TheoremSearch(
+                self.base.store, self.base.embedder, space=space_name(s.embed_model, field), k=s.k, max_k=s.max_k,
+                pool=s.candidate_pool, ef_search=s.ef_search, iterative_scan=s.iterative_scan, hybrid=hybrid,
+                rrf_k=s.rrf_k, reranker=reranker, max_query_chars=s.max_query_chars,
+            )  # fmt: skip
+        return self._searches[key]
+
+    def add_records(self, theorems: Iterable[Theorem]) -> None:
+        from theorem_rag.ingest import build_index
+        from theorem_rag.slogans import OfflineSloganWriter
+
+        theorems = list(theorems)
+        clash = self.base.store.get_theorems([t.id for t in theorems])
+        if clash:
+            raise ValueError(f"extra records reuse ids already in the index: {', '.join(sorted(clash)[:5])}")
+        for space in self.base.store.spaces():
+            build_index(self.base.store, self.base.embedder, theorems, writer=OfflineSloganWriter(),
+                        space=space.name, field=space.field, progress=False, build_hnsw=False)  # fmt: skip
+
+    def remove_records(self, ids: Iterable[str]) -> None:
+        self.base.store.delete_theorems(list(ids))
+
+
+def _index(context: EvalContext, name: str) -> EvalIndex:
+    return context.require_index(name)
+
+
+@register_config("dense-latex", "MiniLM (or THEOREM_RAG_EMBED_MODEL) over the LaTeX, HNSW pool + cosine re-rank",
+                 needs_index=True)  # fmt: skip
+def _dense_latex(settings: Any, context: EvalContext) -> Any:
+    return RetrieverSearcher("dense-latex", _index(context, "dense-latex").search("latex", hybrid=False))
+
+
+@register_config("dense-slogan", "dense over the slogans written by THEOREM_RAG_SLOGAN_WRITER", needs_index=True)
+def _dense_slogan(settings: Any, context: EvalContext) -> Any:
+    return RetrieverSearcher("dense-slogan", _index(context, "dense-slogan").search("slogan", hybrid=False))
+
+
+@register_config("hybrid-latex", "dense over LaTeX fused with PostgreSQL full-text search (RRF)", needs_index=True)
+def _hybrid_latex(settings: Any, context: EvalContext) -> Any:
+    return RetrieverSearcher("hybrid-latex", _index(context, "hybrid-latex").search("latex", hybrid=True))
+
+
+@register_config("hybrid", "dense over slogans fused with PostgreSQL full-text search (RRF): the default",
+                 needs_index=True)  # fmt: skip
+def _hybrid(settings: Any, context: EvalContext) -> Any:
+    return RetrieverSearcher("hybrid", _index(context, "hybrid").search(settings.embed_field, hybrid=True))
+
+
+@register_config("hybrid+rerank", "the default plus the reranker named by THEOREM_RAG_RERANKER", needs_index=True)
+def _hybrid_rerank(settings: Any, context: EvalContext) -> Any:
+    from theorem_rag.retrieval.rerank import build_reranker
+
+    reranker = build_reranker(settings.reranker)
+    if reranker is None:
+        raise ValueError("hybrid+rerank needs a reranker: set THEOREM_RAG_RERANKER (cross-encoder:<model> or llm:<model>)")
+    return RetrieverSearcher("hybrid+rerank", _index(context, "hybrid+rerank").search(settings.embed_field, hybrid=True,
+                                                                                     reranker=reranker))  # fmt: skip
