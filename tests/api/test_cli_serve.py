@@ -44,8 +44,8 @@ def test_api_on_the_embedded_defaults_says_to_build_the_index(pg_server, tmp_pat
     env = {**os.environ, "THEOREM_RAG_DATA_DIR": str(pg_server.data_dir.parent), "THEOREM_RAG_TABLE": "cli_empty",
            "HF_HUB_OFFLINE": "1", "THEOREM_RAG_API_KEY": "k3y"}  # fmt: skip
     env.pop("THEOREM_RAG_DATABASE_URL", None)
-    proc = subprocess.Popen([sys.executable, "-c", "from theorem_rag.cli.serve_api import api; api()", "--port",
-                             str(port), "--log-level", "warning"], env=env, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen([sys.executable, "-c", "from theorem_rag.cli import main; main()", "api",
+                             "--port", str(port), "--log-level", "warning"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)  # fmt: skip
     try:
         deadline = time.monotonic() + 300

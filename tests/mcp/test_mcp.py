@@ -20,7 +20,8 @@ from integrations_index import integration_search, records
 pytestmark = [pytest.mark.db, pytest.mark.models]
 
 THEOREMS = {t.id: t for t in records()[0]}
-SERVE = "from theorem_rag.cli.serve_api import mcp; mcp()"
+# `theorem-rag mcp`, through the CLI group, with the interpreter running the tests.
+SERVE = ["-c", "from theorem_rag.cli import main; main()", "mcp"]
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +104,7 @@ def _server_env(pg_dsn: str, table: str) -> dict[str, str]:
 def test_stdio_session_against_a_spawned_server(integ, pg_dsn):
     from mcp import Client, StdioServerParameters
 
-    params = StdioServerParameters(command=sys.executable, args=["-c", SERVE, "--transport", "stdio"],
+    params = StdioServerParameters(command=sys.executable, args=[*SERVE, "--transport", "stdio"],
                                    env=_server_env(pg_dsn, integ[1]))  # fmt: skip
 
     async def main():
@@ -124,7 +125,7 @@ def test_streamable_http_session(integ, pg_dsn):
     from mcp import Client
 
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-c", SERVE, "--transport", "http", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, *SERVE, "--transport", "http", "--port", str(port)],
                             env=_server_env(pg_dsn, integ[1]), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
     try:
         deadline = time.monotonic() + 300

@@ -27,7 +27,7 @@ def integ(pg_dsn):
 
 
 def test_malformed_lines_do_not_stop_the_server(integ, pg_dsn):
-    proc = subprocess.Popen([sys.executable, "-c", SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, *SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=_server_env(pg_dsn, integ[1]), text=True)  # fmt: skip
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()

@@ -85,7 +85,12 @@ class QueryBatcher:
 
 
 def with_query_batching(search: Any, max_batch: int = 32) -> Any:
-    """Make a :class:`~theorem_rag.search.TheoremSearch` embed concurrent queries in shared batches; returns it."""
+    """Make a :class:`~theorem_rag.search.TheoremSearch` embed concurrent queries in shared batches; returns it.
+
+    >>> search = with_query_batching(TheoremSearch.from_settings())   # doctest: +SKIP
+    >>> isinstance(search.embedder, QueryBatcher)                      # doctest: +SKIP
+    True
+    """
     from theorem_rag.embed import SentenceTransformerEmbedding
 
     if not isinstance(search.embedder, QueryBatcher):
