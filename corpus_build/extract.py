@@ -70,11 +70,27 @@ def preamble_for(envs: dict[str, TheoremEnv], macros: dict[str, Macro]) -> str:
     return "\n".join(lines)
 
 
+_PLAUSIBLE_NUMBER = re.compile(r"[A-Za-z0-9]+(?:[.\-][A-Za-z0-9]+)*")
+
+
+def plausible_number(number: str | None) -> bool:
+    """Whether ``number`` can be a printed theorem number: letters and digits joined by dots or dashes.
+
+    plasTeX prints a counter through the document's ``\\the<counter>`` macros, and an odd one (Stacks' class
+    defines ``\\thesection`` as ``\\@Alph\\c@section`` inside ``\\appendix``) comes out as ``Alph@̧section.1``.
+
+    >>> plausible_number("10.20.1"), plausible_number("A.2-3"), plausible_number("Alph@̧section.1"), plausible_number("1.")
+    (True, True, False, False)
+    """
+    return bool(number) and _PLAUSIBLE_NUMBER.fullmatch(number) is not None
+
+
 def fill_from_fallback(primary: list[RawStatement], fallback: list[RawStatement]) -> None:
     """Fill what plasTeX left out from the regex parser's statement at the same line.
 
     plasTeX can drop a ``\\label`` it failed to expand, and does not know wrappers such as Open Logic's
-    ``\\olref``; a missing label, name or number is taken over and references are united.
+    ``\\olref``; a missing label, name or number is taken over and references are united. A number that
+    cannot be printed (:func:`plausible_number`) counts as missing.
 
     >>> p = RawStatement("lemma", "lemma", "B", "plastex", line=3, refs=["a"])
     >>> fill_from_fallback([p], [RawStatement("lemma", "lemma", "B", "fallback", label="l", labels=["l"], line=3, refs=["b"])])
@@ -83,13 +99,15 @@ def fill_from_fallback(primary: list[RawStatement], fallback: list[RawStatement]
     """
     by_line = {s.line: s for s in fallback if s.line is not None}
     for p in primary:
+        if p.number is not None and not plausible_number(p.number):
+            p.number = None
         f = by_line.get(p.line)
         if f is None or f.env != p.env:
             continue
         if not p.label and f.label:
             p.label, p.labels = f.label, list(f.labels)
         p.name = p.name or f.name
-        p.number = p.number or f.number
+        p.number = p.number or (f.number if plausible_number(f.number) else None)
         p.refs = list(p.refs) + [r for r in f.refs if r not in p.refs]
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from corpus_build.adapters import Adapter, Unit, adapter_class
 from corpus_build.adapters.base import slug
 from corpus_build.adapters.papers import PaperAdapter, read_manifest
+from corpus_build.cleanup import readable
 from corpus_build.extract import extract_statements, plastex_available
 from corpus_build.filters import apply_filters, normalized
 from corpus_build.jsonl import read_theorems
@@ -104,7 +105,7 @@ def _units(adapter: Adapter, texts: dict[str, str], envs: dict, rep: SourceRepor
 
 def _to_theorem(adapter: Adapter, unit: Unit, s, index: int, parser: str, macros: dict) -> Theorem:
     """The record for one parsed statement: the adapter names it, links it and adds its metadata."""
-    expanded = s.body_expanded or expand_macros(s.body, macros)
+    expanded = readable(s.body_expanded or expand_macros(s.body, macros))
     tid = adapter.theorem_id(s, unit, index)
     return Theorem(
         id=tid,
@@ -113,7 +114,7 @@ def _to_theorem(adapter: Adapter, unit: Unit, s, index: int, parser: str, macros
         body_latex=s.body,
         doc_id=unit.doc_id,
         body_expanded=expanded if expanded != s.body else "",
-        number=s.number,
+        number=adapter.number(s, unit),
         name=s.name,
         label=s.label,
         section=tuple(s.section),

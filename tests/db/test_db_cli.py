@@ -15,15 +15,15 @@ def test_db_commands(pg_server, table_prefix, monkeypatch):
     runner = CliRunner()
     base = ["--data-dir", str(pg_server.data_dir.parent)]
     out = runner.invoke(db, ["migrate", *base, "--table", table_prefix])
-    assert out.exit_code == 0 and "applied migrations [1, 2]" in out.output
+    assert out.exit_code == 0 and "applied migrations [1, 2, 3]" in out.output
     assert "up to date" in runner.invoke(db, ["migrate", *base, "--table", table_prefix]).output
 
     status = json.loads(runner.invoke(db, ["status", *base, "--table", table_prefix]).output)
-    assert status["running"] and status["schema_version"] == 2 and status["theorems"] == 0
+    assert status["running"] and status["schema_version"] == 3 and status["theorems"] == 0
 
     refused = runner.invoke(db, ["drop", *base, "--table", table_prefix])
     assert refused.exit_code != 0 and "--yes" in refused.output
-    assert json.loads(runner.invoke(db, ["status", *base, "--table", table_prefix]).output)["schema_version"] == 2
+    assert json.loads(runner.invoke(db, ["status", *base, "--table", table_prefix]).output)["schema_version"] == 3
     dropped = runner.invoke(db, ["drop", *base, "--table", table_prefix, "--yes"])
     assert dropped.exit_code == 0 and f"{table_prefix}_schema_version" in dropped.output
 

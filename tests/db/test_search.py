@@ -155,3 +155,16 @@ def test_index_build_rebuild_and_incremental_add(store):
     q = np.ones(16, dtype=np.float32)
     store.write_vectors("rnd", ["r:new"], q[None, :])
     assert store.search_dense("rnd", q, k=1, pool=50)[0].theorem_id == "r:new"
+
+
+def test_long_queries_weigh_rare_words_by_idf(store):
+    load(store)
+    with store.connection() as conn:
+        ndoc = dict(conn.execute(f"SELECT lexeme, ndoc FROM {store.names.lexicon}").fetchall())
+    assert ndoc["cyclic"] >= 1 and ndoc["nakayama"] == 1  # the lexicon follows the statements
+    # "nakayama" is rarer than "module", "ideal" or "ring": the statement that has it wins a long query.
+    hits = store.search_text("a finitely generated module over a ring with an ideal, as in Nakayama", k=3)
+    assert hits[0].theorem_id == "stacks:00DV"
+    store.delete_theorems(["stacks:00DV"])
+    with store.connection() as conn:
+        assert conn.execute(f"SELECT count(*) FROM {store.names.lexicon} WHERE lexeme = 'nakayama'").fetchone()[0] == 0

@@ -75,6 +75,10 @@ class Names:
     def feedback(self) -> str:
         return f"{self.prefix}_feedback"
 
+    @property
+    def lexicon(self) -> str:
+        return f"{self.prefix}_lexicon"
+
     def vectors(self, space: str) -> str:
         return f"{self.prefix}_vec_{check_space(space)}"
 
@@ -83,4 +87,4 @@ class Names:
 
     def fixed_tables(self) -> list[str]:
         """Tables created by migrations, in an order safe for dropping (dependents first)."""
-        return [self.feedback, self.slogan_cache, self.spaces, self.theorems, self.documents, self.version]
+        return [self.lexicon, self.feedback, self.slogan_cache, self.spaces, self.theorems, self.documents, self.version]

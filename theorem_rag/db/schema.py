@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2]
+[1, 2, 3]
 """
 
 from __future__ import annotations
@@ -89,10 +89,20 @@ def _v2(n: Names) -> list[sql.Composed]:
     ]
 
 
+def _v3(n: Names) -> list[sql.Composed]:
+    """Document frequencies of full-text lexemes, for IDF-weighted ranking of long queries."""
+    return [
+        sql.SQL("CREATE TABLE IF NOT EXISTS {lx} (lexeme text PRIMARY KEY, ndoc int NOT NULL)").format(
+            lx=sql.Identifier(n.lexicon)
+        )
+    ]
+
+
 # (version, description, statements): append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Callable[[Names], list[sql.Composed]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
     (2, "feedback.answer (answer text)", _v2),
+    (3, "lexicon: document frequency per full-text lexeme", _v3),
 ]
 LATEST = MIGRATIONS[-1][0]
 

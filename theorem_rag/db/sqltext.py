@@ -129,18 +129,54 @@ def _like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+# Long queries keep their rarest lexemes (at most this many, each in at most MAX_DF_SHARE of the statements):
+# common words ("let", "scheme" in the Stacks Project) match most rows, cost time and carry no information.
+MAX_QUERY_LEXEMES = 8
+MAX_DF_SHARE = 0.2
+
+
 def text_search(names: Names, query: str, filters: Filters, k: int) -> tuple[sql.Composed, list]:
     """Full-text search over name, slogan, synonyms and statement; a name equal to (or containing) the query wins.
 
-    The boost matters for keyword queries such as "Yoneda lemma": the statement named so should come first even
-    when other statements mention Yoneda more often.
+    Keyword queries (at most ``SHORT_QUERY_TOKENS`` words) need every word as a prefix and rank by ``ts_rank_cd``.
+    Longer queries are scored like BM25 without term frequency: the sum of the IDF of the query's rare lexemes a
+    statement contains (from the lexicon table), plus a small ``ts_rank_cd`` to break ties. The name boost matters
+    for keyword queries such as "Yoneda lemma": the statement named so should come first.
     """
+    if len(query_tokens(query)) <= SHORT_QUERY_TOKENS:
+        return _keyword_search(names, query, filters, k)
     where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
-    year_join = (
-        sql.SQL("LEFT JOIN {d} AS d ON d.id = t.doc_id").format(d=sql.Identifier(names.documents))
-        if filters.year_min is not None or filters.year_max is not None
-        else sql.SQL("")
-    )
+    query_sql = sql.SQL(
+        """WITH terms AS (
+            SELECT l.lexeme, ln(1 + ((SELECT count(*) FROM {t}) - l.ndoc + 0.5) / (l.ndoc + 0.5)) AS idf,
+                   to_tsquery('simple', l.lexeme) AS q
+            FROM (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', %s))) AS lexeme) AS u
+            JOIN {lx} AS l USING (lexeme)
+            WHERE l.lexeme ~ '^[a-z0-9]+$' AND l.ndoc <= %s * (SELECT count(*) FROM {t})
+            ORDER BY l.ndoc, l.lexeme LIMIT %s),
+        anyq AS (SELECT to_tsquery('simple', string_agg(lexeme, ' | ')) AS q FROM terms),
+        cand AS (
+            SELECT t.id, t.doc_id, t.tsv, t.name FROM {t} AS t {year_join}, anyq
+            WHERE anyq.q IS NOT NULL AND t.tsv @@ anyq.q AND {where})
+        SELECT c.id, c.doc_id,
+            (SELECT coalesce(sum(terms.idf), 0) FROM terms WHERE c.tsv @@ terms.q)
+            + 0.1 * ts_rank_cd(c.tsv, anyq.q, 1)
+            + CASE WHEN lower(c.name) = %s THEN 10 ELSE 0 END AS score
+        FROM cand AS c, anyq
+        ORDER BY score DESC, c.id LIMIT %s"""
+    ).format(t=sql.Identifier(names.theorems), lx=sql.Identifier(names.lexicon), year_join=_year_join(names, filters),
+             where=where)  # fmt: skip
+    return query_sql, [query, MAX_DF_SHARE, MAX_QUERY_LEXEMES, *fparams, query.strip().lower(), k]
+
+
+def _year_join(names: Names, filters: Filters) -> sql.Composable:
+    if filters.year_min is None and filters.year_max is None:
+        return sql.SQL("")
+    return sql.SQL("LEFT JOIN {d} AS d ON d.id = t.doc_id").format(d=sql.Identifier(names.documents))
+
+
+def _keyword_search(names: Names, query: str, filters: Filters, k: int) -> tuple[sql.Composed, list]:
+    where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
     lowered = query.strip().lower()
     query_sql = sql.SQL(
         """SELECT t.id, t.doc_id,
@@ -149,9 +185,21 @@ def text_search(names: Names, query: str, filters: Filters, k: int) -> tuple[sql
         FROM {t} AS t {year_join}, to_tsquery('english', %s) AS q(q)
         WHERE (t.tsv @@ q.q OR lower(t.name) = %s) AND {where}
         ORDER BY score DESC, t.id LIMIT %s"""
-    ).format(t=sql.Identifier(names.theorems), year_join=year_join, where=where)
+    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where)
     pattern = f"%{_like_escape(lowered)}%"
     return query_sql, [lowered, pattern, tsquery_text(query), lowered, *fparams, k]
+
+
+def refresh_lexicon(names: Names) -> tuple[sql.Composed, sql.Composed, sql.Composed]:
+    """Statements that rebuild the lexicon from the theorems' full-text vectors: truncate, then insert from
+    ``ts_stat`` of the third statement's text (bound as its argument)."""
+    return (
+        sql.SQL("TRUNCATE {lx}").format(lx=sql.Identifier(names.lexicon)),
+        sql.SQL("INSERT INTO {lx} (lexeme, ndoc) SELECT word, ndoc FROM ts_stat(%s)").format(
+            lx=sql.Identifier(names.lexicon)
+        ),
+        sql.SQL("SELECT tsv FROM {t}").format(t=sql.Identifier(names.theorems)),
+    )
 
 
 def upsert_theorems(names: Names) -> sql.Composed:

@@ -176,6 +176,8 @@ class TheoremStore(SpaceOps, SideTableOps):
                 self._sync_vectors(conn, updated_ids)
             if slogans:
                 self._set_slogans(conn, slogans)
+            if changed:
+                self._refresh_lexicon(conn)
         inserted = sum(1 for _, ins in changed if ins)
         return UpsertCounts(inserted, len(updated_ids), len(items) - len(changed))
 
@@ -226,7 +228,15 @@ class TheoremStore(SpaceOps, SideTableOps):
                     sql.SQL("DELETE FROM {v} WHERE theorem_id = ANY(%s)").format(v=sql.Identifier(self.names.vectors(space.name))),
                     [changed],
                 )
+        if changed:
+            self._refresh_lexicon(conn)
         return len(changed)
+
+    def _refresh_lexicon(self, conn: psycopg.Connection) -> None:
+        """Recount lexeme document frequencies (IDF of long full-text queries) after statements changed."""
+        truncate, insert, inner = sqltext.refresh_lexicon(self.names)
+        conn.execute(truncate)
+        conn.execute(insert, [inner.as_string(conn)])
 
     def get_theorems(self, ids: Sequence[str]) -> dict[str, Theorem]:
         """Theorem records by id (missing ids are absent from the result)."""
@@ -290,14 +300,19 @@ class TheoremStore(SpaceOps, SideTableOps):
                 sql.SQL("DELETE FROM {d} WHERE {c} = %s").format(d=sql.Identifier(self.names.documents), c=sql.Identifier(doc_col)),
                 [value],
             )
+            if n:
+                self._refresh_lexicon(conn)
         return n
 
     def delete_theorems(self, ids: Sequence[str]) -> int:
         """Delete statements by id (their vectors go with them); returns #deleted."""
         with self.connection() as conn, conn.transaction():
-            return conn.execute(
+            n = conn.execute(
                 sql.SQL("DELETE FROM {t} WHERE id = ANY(%s)").format(t=sql.Identifier(self.names.theorems)), [list(ids)]
             ).rowcount
+            if n:
+                self._refresh_lexicon(conn)
+            return n
 
     def theorems_of(self, doc_id: str, limit: int = 500) -> list[Theorem]:
         """The statements of one document in source order (file, line, then id)."""

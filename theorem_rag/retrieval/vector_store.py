@@ -77,8 +77,8 @@ class TheoremVectorStore(BasePydanticVectorStore):
     stores_text: bool = True
     flat_metadata: bool = False
     space: str
-    pool: int = 200
-    ef_search: int = 400
+    pool: int = 1000
+    ef_search: int = 1000
     iterative_scan: str = "relaxed_order"
     _store: Any = PrivateAttr()
 

@@ -15,6 +15,7 @@ import unicodedata
 
 from theorem_rag.slogans.symbols import (
     BLACKBOARD_WORDS,
+    SPACE_WORDS,
     DROP_WITH_ARGUMENT,
     GREEK,
     KEEP_ARGUMENT,
@@ -163,6 +164,9 @@ class _Reader:
                 return self.calligraphic(arg)
             if arg in BLACKBOARD_WORDS:
                 return " " + BLACKBOARD_WORDS[arg] + " "
+            # P^n and A^n are projective and affine space; a bare bold P or A is often just a name (a poset).
+            if arg in SPACE_WORDS and self.peek() == "^":
+                return " " + SPACE_WORDS[arg] + " "
             return " " + arg + " " if keep or not self.math or len(arg) > 1 else " "
         if name in KEEP_ARGUMENT:
             return self.group()

@@ -67,8 +67,10 @@ OPERATOR_WORDS: dict[str, str] = {
 # \mathbf / \mathbb letters with a standard meaning.
 BLACKBOARD_WORDS: dict[str, str] = {
     "Z": "integers", "Q": "rationals", "R": "real numbers", "C": "complex numbers", "N": "natural numbers",
-    "P": "projective space", "A": "affine space", "F": "finite field", "G": "group scheme",
 }
+
+# Bold letters that name a space only with an exponent (P^n, A^1): elsewhere authors use them for anything.
+SPACE_WORDS: dict[str, str] = {"P": "projective space", "A": "affine space"}
 
 GREEK: dict[str, str] = {
     name: name
