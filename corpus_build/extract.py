@@ -101,13 +101,19 @@ def fill_from_fallback(primary: list[RawStatement], fallback: list[RawStatement]
     for p in primary:
         if p.number is not None and not plausible_number(p.number):
             p.number = None
+        # A label plasTeX could not turn into text (``\\label{ex:R[x]/(x^{n+1})}``) comes back as an object's repr.
+        p.labels = [x for x in p.labels if " object at 0x" not in x]
+        if p.label and " object at 0x" in p.label:
+            p.label = p.labels[0] if p.labels else None
         f = by_line.get(p.line)
         if f is None or f.env != p.env:
             continue
         if not p.label and f.label:
             p.label, p.labels = f.label, list(f.labels)
         p.name = p.name or f.name
-        p.number = p.number or (f.number if plausible_number(f.number) else None)
+        # A 0 in the fallback's number is a counter no heading ever stepped (a file parsed on its own): no number.
+        if not p.number and plausible_number(f.number) and "0" not in f.number.split("."):
+            p.number = f.number
         p.refs = list(p.refs) + [r for r in f.refs if r not in p.refs]
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from shared_data import shared_dir
+
 NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
 
 pytestmark = [pytest.mark.db, pytest.mark.models, pytest.mark.slow]
@@ -20,6 +22,7 @@ def test_notebook_runs(path: Path, pg_dsn: str, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("THEOREM_RAG_DATABASE_URL", pg_dsn)
     monkeypatch.setenv("THEOREM_RAG_TABLE", f"nb_{uuid.uuid4().hex[:8]}")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("THEOREM_RAG_CORPORA", str(shared_dir() / "corpora"))
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "error"]

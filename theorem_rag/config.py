@@ -70,6 +70,9 @@ class Settings(BaseSettings):
     iterative_scan: str = Field("relaxed_order", description="hnsw.iterative_scan: 'off', 'strict_order', 'relaxed_order'.")
     hybrid: bool = Field(True, description="Fuse dense and full-text rankings by reciprocal rank fusion.")
     rrf_k: int = Field(60, description="Constant of reciprocal rank fusion.")
+    fusion_fields: str = Field(
+        "", description="Other embedded fields whose dense rankings join the fusion, comma-separated (e.g. 'latex')."
+    )
     reranker: str | None = Field(
         None,
         description="Optional reranker: 'cross-encoder:<model name or path>' or 'llm:<litellm model>'. "

@@ -74,15 +74,18 @@ class TheoremSearch:
         rrf_k: int = 60,
         reranker: Any = None,
         max_query_chars: int = 20_000,
+        extra_spaces: Sequence[str] = (),
     ) -> None:
         from theorem_rag.embed import SentenceTransformerEmbedding
         from theorem_rag.retrieval.retriever import TheoremRetriever
 
         self.store, self.embedder, self.space = store, embedder, space
         self.k, self.max_k, self.reranker = k, max_k, reranker
+        self._built: set[str] = set()
         self.retriever = TheoremRetriever(
             store, SentenceTransformerEmbedding(embedder), space, k=k, pool=max(pool, max_k), ef_search=ef_search,
             iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, max_query_chars=max_query_chars,
+            extra_spaces=extra_spaces,
         )  # fmt: skip
 
     @classmethod
@@ -101,6 +104,7 @@ class TheoremSearch:
             space=space_name(s.embed_model, s.embed_field), k=s.k, max_k=s.max_k, pool=s.candidate_pool,
             ef_search=s.ef_search, iterative_scan=s.iterative_scan, hybrid=s.hybrid, rrf_k=s.rrf_k,
             reranker=build_reranker(s.reranker), max_query_chars=s.max_query_chars,
+            extra_spaces=[space_name(s.embed_model, f.strip()) for f in s.fusion_fields.split(",") if f.strip()],
         )  # fmt: skip
         kwargs.update(overrides)
         return cls(store, embedder, **kwargs)
@@ -112,14 +116,19 @@ class TheoremSearch:
         return k
 
     def _check_built(self) -> None:
-        try:
-            built = self.store.count_vectors(self.space) > 0
-        except ValueError:
-            built = False
-        if not built:
-            raise IndexNotBuilt(
-                f"the index has no vectors in space {self.space!r}: run `theorem-rag index build` first"
-            )
+        for space in (self.space, *self.retriever.extra_spaces):
+            if space in self._built:  # vectors are only removed by an explicit rebuild or deletion
+                continue
+            try:
+                built = self.store.count_vectors(space) > 0
+            except ValueError:
+                built = False
+            if not built:
+                field = space.rsplit("_", 1)[-1]
+                raise IndexNotBuilt(
+                    f"the index has no vectors in space {space!r}: run `theorem-rag index build --embed-field {field}`"
+                )
+            self._built.add(space)
 
     def search_batch(
         self,

@@ -93,3 +93,19 @@ def test_labels_index_entries_and_overlays_go():
 def test_text_without_markup_is_unchanged():
     text = "Let $x \\in \\mathbb{R}$; then $x^2 \\geq 0$ <really>."
     assert readable(text) == text
+
+
+def test_a_fallback_number_with_an_unstepped_counter_is_not_taken():
+    # Open Logic files parsed on their own: plasTeX prints ".1", the regex parser "0.1"; neither is printed anywhere.
+    plastex = [RawStatement("defn", "definition", "B", "plastex", number=".1", line=4)]
+    fill_from_fallback(plastex, [RawStatement("defn", "definition", "B", "fallback", number="0.1", line=4)])
+    assert plastex[0].number is None
+
+
+def test_a_label_plastex_returns_as_an_object_repr_is_replaced_by_the_written_one():
+    bad = "<plasTeX.TeXFragment object at 0x7f84584c0290>"
+    plastex = [RawStatement("ex", "example", "B", "plastex", label=bad, labels=[bad], line=34)]
+    fallback = [RawStatement("ex", "example", "B", "fallback", label="ex:R[x]/(x^{n+1})",
+                             labels=["ex:R[x]/(x^{n+1})"], line=34)]
+    fill_from_fallback(plastex, fallback)
+    assert (plastex[0].label, plastex[0].labels) == ("ex:R[x]/(x^{n+1})", ["ex:R[x]/(x^{n+1})"])

@@ -1,20 +1,20 @@
 """Full-corpus checks on /work/shared (marked slow): counts near the README and eval ids covered."""
 
 import json
-from pathlib import Path
 
 import pytest
 
 from corpus_build.parse import parse_sources
+from shared_data import shared_dir
 
-SHARED = Path("/work/shared")
+SHARED = shared_dir()
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def records(tmp_path_factory):
     if not (SHARED / "corpora" / "stacks").is_dir():
-        pytest.fail("the shared corpora are missing: expected /work/shared/corpora (see its README.md)")
+        pytest.fail(f"the shared corpora are missing: expected {SHARED}/corpora (or set THEOREM_RAG_SHARED)")
     out = tmp_path_factory.mktemp("shared")
     report = parse_sources([SHARED / "corpora" / c for c in ("stacks", "planetmath")], out, use_plastex=False,
                            progress=False)

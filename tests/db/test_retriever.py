@@ -135,3 +135,14 @@ def test_from_settings(store):
     r = TheoremRetriever.from_settings(store, make_embedding(), "toy", Settings(k=2, candidate_pool=50, hybrid=False))
     assert (r.k, r.pool, r.hybrid) == (2, 50, False)
     assert len(r.retrieve("anything")) == 2
+
+
+def test_exact_name_or_alias_goes_first(store):
+    load(store)
+    hybrid = TheoremRetriever(store, make_embedding(), space="toy", k=6, pool=6, hybrid=True)
+    # "index theorem" is a recorded alternative name (meta synonyms) of napkin:lagrange: a look-up by name wins
+    # whatever the dense side ranks first.
+    assert hybrid.search("Index Theorem")[0].theorem_id == "napkin:lagrange"
+    assert hybrid.search("Yoneda lemma")[0].theorem_id == "napkin:yoneda"
+    extra = TheoremRetriever(store, make_embedding(), space="toy", k=6, pool=6, hybrid=False, extra_spaces=["toy"])
+    assert len(extra.search("anything")) == 6  # another space's ranking joins the fusion

@@ -58,10 +58,10 @@ def test_duplicate_ids_and_empty_file(tmp_path):
 
 
 def test_shared_dev_sets_load():
-    from pathlib import Path
+    from shared_data import shared_dir
 
-    root = Path("/work/shared/eval")
+    root = shared_dir() / "eval"
     if not root.is_dir():
-        pytest.fail("the shared dev sets are expected in /work/shared/eval")
+        pytest.fail(f"the shared dev sets are expected in {root} (or set THEOREM_RAG_SHARED)")
     sizes = {p.name: len(load_queries(p)) for p in sorted(root.glob("*.jsonl"))}
     assert sizes == {"planetmath_synonyms.jsonl": 1695, "stacks_proof_refs.jsonl": 1000, "stacks_slogans_dev.jsonl": 80}

@@ -31,8 +31,9 @@ def _split(values: tuple[str, ...]) -> list[str]:
 @click.option("--embedding-map", type=click.IntRange(min=0), default=0, show_default=True,
               help="Also embed a sample of this many statements and draw the 2-D map (needs [models]); 0: off.")
 @click.option("--projection", type=click.Choice(["pca", "tsne"]), default="pca", show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), help="Score only the first N queries of each set (quick runs).")
 @click.option("--list-configs", is_flag=True, help="List the available configurations and exit.")
-def eval_command(query_files, configs, ks, records, extra_records, out, plots, embedding_map, projection,
+def eval_command(query_files, configs, ks, records, extra_records, out, plots, embedding_map, projection, limit,
                  list_configs) -> None:
     """Evaluate configurations on query sets: Hit@k, MRR@k, Recall@k at theorem and paper level."""
     from theorem_rag.config import Settings
@@ -56,7 +57,7 @@ def eval_command(query_files, configs, ks, records, extra_records, out, plots, e
             name = query_set_name(path)
             if name in query_sets:
                 raise click.UsageError(f"two query files are both named {name!r}")
-            query_sets[name] = load_queries(path)
+            query_sets[name] = load_queries(path)[:limit]
         context = registry.load_context(records)
         extras = [t for path in extra_records for t in registry.read_theorems(path)]
     except (registry.UnknownConfigError, QueryFileError, FileNotFoundError, ValueError) as e:

@@ -135,13 +135,25 @@ MAX_QUERY_LEXEMES = 8
 MAX_DF_SHARE = 0.2
 
 
+# Added to the full-text score of a statement whose name (or alias) is the query: a look-up by name. Full-text
+# scores stay far below it, so a score at least this large marks an exact name match.
+EXACT_NAME_BOOST = 10
+
+# A query equal to one of a statement's recorded alternative names (PlanetMath's pmsynonym) is a look-up by name.
+_ALIAS_SQL = "EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce({a}.meta -> 'synonyms', '[]')) AS s(x) " \
+    "WHERE lower(s.x) = %s)"
+_ALIAS = sql.SQL(_ALIAS_SQL.format(a="t"))
+_ALIAS_C = sql.SQL(_ALIAS_SQL.format(a="c"))
+
+
 def text_search(names: Names, query: str, filters: Filters, k: int) -> tuple[sql.Composed, list]:
     """Full-text search over name, slogan, synonyms and statement; a name equal to (or containing) the query wins.
 
     Keyword queries (at most ``SHORT_QUERY_TOKENS`` words) need every word as a prefix and rank by ``ts_rank_cd``.
     Longer queries are scored like BM25 without term frequency: the sum of the IDF of the query's rare lexemes a
     statement contains (from the lexicon table), plus a small ``ts_rank_cd`` to break ties. The name boost matters
-    for keyword queries such as "Yoneda lemma": the statement named so should come first.
+    for keyword queries such as "Yoneda lemma": the statement named so should come first; a query equal to one of a
+    statement's recorded alternative names (``meta.synonyms``) counts as its name.
     """
     if len(query_tokens(query)) <= SHORT_QUERY_TOKENS:
         return _keyword_search(names, query, filters, k)
@@ -156,17 +168,18 @@ def text_search(names: Names, query: str, filters: Filters, k: int) -> tuple[sql
             ORDER BY l.ndoc, l.lexeme LIMIT %s),
         anyq AS (SELECT to_tsquery('simple', string_agg(lexeme, ' | ')) AS q FROM terms),
         cand AS (
-            SELECT t.id, t.doc_id, t.tsv, t.name FROM {t} AS t {year_join}, anyq
+            SELECT t.id, t.doc_id, t.tsv, t.name, t.meta FROM {t} AS t {year_join}, anyq
             WHERE anyq.q IS NOT NULL AND t.tsv @@ anyq.q AND {where})
         SELECT c.id, c.doc_id,
             (SELECT coalesce(sum(terms.idf), 0) FROM terms WHERE c.tsv @@ terms.q)
             + 0.1 * ts_rank_cd(c.tsv, anyq.q, 1)
-            + CASE WHEN lower(c.name) = %s THEN 10 ELSE 0 END AS score
+            + CASE WHEN lower(c.name) = %s OR {alias} THEN {boost} ELSE 0 END AS score
         FROM cand AS c, anyq
         ORDER BY score DESC, c.id LIMIT %s"""
     ).format(t=sql.Identifier(names.theorems), lx=sql.Identifier(names.lexicon), year_join=_year_join(names, filters),
-             where=where)  # fmt: skip
-    return query_sql, [query, MAX_DF_SHARE, MAX_QUERY_LEXEMES, *fparams, query.strip().lower(), k]
+             where=where, alias=_ALIAS_C, boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
+    lowered = query.strip().lower()
+    return query_sql, [query, MAX_DF_SHARE, MAX_QUERY_LEXEMES, *fparams, lowered, lowered, k]
 
 
 def _year_join(names: Names, filters: Filters) -> sql.Composable:
@@ -181,13 +194,14 @@ def _keyword_search(names: Names, query: str, filters: Filters, k: int) -> tuple
     query_sql = sql.SQL(
         """SELECT t.id, t.doc_id,
             ts_rank_cd(t.tsv, q.q, 1)
-            + CASE WHEN lower(t.name) = %s THEN 10 WHEN lower(t.name) LIKE %s THEN 1 ELSE 0 END AS score
+            + CASE WHEN lower(t.name) = %s OR {alias} THEN {boost} WHEN lower(t.name) LIKE %s THEN 1 ELSE 0 END AS score
         FROM {t} AS t {year_join}, to_tsquery('english', %s) AS q(q)
         WHERE (t.tsv @@ q.q OR lower(t.name) = %s) AND {where}
         ORDER BY score DESC, t.id LIMIT %s"""
-    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where)
+    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where, alias=_ALIAS,
+             boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
     pattern = f"%{_like_escape(lowered)}%"
-    return query_sql, [lowered, pattern, tsquery_text(query), lowered, *fparams, k]
+    return query_sql, [lowered, lowered, pattern, tsquery_text(query), lowered, *fparams, k]
 
 
 def refresh_lexicon(names: Names) -> tuple[sql.Composed, sql.Composed, sql.Composed]:

@@ -11,7 +11,7 @@ to what this returns.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 try:
@@ -20,15 +20,17 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('TheoremRetriever needs LlamaIndex: pip install "theorem-rag[index]"') from err
 
+from theorem_rag.db.sqltext import EXACT_NAME_BOOST
 from theorem_rag.records import Hit, PaperHit
 from theorem_rag.retrieval.filters import Filters
 from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
 from theorem_rag.retrieval.query import is_short_query, validate_query
 
 # Weight of the full-text ranking in the fusion (dense weight 1): keyword queries ("Zorn lemma") are where slogan
-# embeddings are weakest and names/terms match exactly; long natural-language queries OR their words, which is noisy.
+# embeddings are weakest and names/terms match exactly. Long queries are scored by the IDF of their rare words, as
+# good as the dense side on the dev sets (benchmarks/results/), so they weigh the same.
 LEXICAL_WEIGHT_SHORT = 1.5
-LEXICAL_WEIGHT_LONG = 0.5
+LEXICAL_WEIGHT_LONG = 1.0
 
 
 def hit_to_node(hit: Hit) -> NodeWithScore:
@@ -50,7 +52,8 @@ class TheoremRetriever(BaseRetriever):
     """Retrieve theorems for a query: dense + full-text, fused by RRF, as ``NodeWithScore`` best first.
 
     ``embed_model`` is any LlamaIndex ``BaseEmbedding``; ``space`` names the vector space the query is compared
-    with (its model must be the embed model's). ``hybrid=False`` gives the dense ranking alone.
+    with (its model must be the embed model's). ``hybrid=False`` gives the dense ranking alone; ``extra_spaces``
+    (same model, other fields, e.g. the LaTeX beside the slogans) add their dense rankings to the fusion.
     """
 
     def __init__(
@@ -68,6 +71,7 @@ class TheoremRetriever(BaseRetriever):
         max_query_chars: int = 20_000,
         depth: int = 50,
         lexical_weights: tuple[float, float] = (LEXICAL_WEIGHT_SHORT, LEXICAL_WEIGHT_LONG),
+        extra_spaces: Sequence[str] = (),
         **kwargs: Any,
     ) -> None:
         if k < 1 or pool < k:
@@ -76,6 +80,7 @@ class TheoremRetriever(BaseRetriever):
         self.k, self.pool, self.ef_search, self.iterative_scan = k, pool, ef_search, iterative_scan
         self.hybrid, self.rrf_k, self.depth, self.lexical_weights = hybrid, rrf_k, depth, lexical_weights
         self.filters = Filters.from_mapping(filters)
+        self.extra_spaces = tuple(extra_spaces)
         self.max_query_chars = max_query_chars
         super().__init__(**kwargs)
 
@@ -96,18 +101,28 @@ class TheoremRetriever(BaseRetriever):
     def _search(self, text: str, embedding: list[float] | None, k: int, filters: Filters) -> list[Hit]:
         if embedding is None:
             embedding = self.embed_model.get_query_embedding(text)
-        depth = max(k, self.depth) if self.hybrid else k
-        dense = self.store.search_dense(
-            self.space, embedding, k=depth, pool=max(self.pool, depth), filters=filters,
-            ef_search=self.ef_search, iterative_scan=self.iterative_scan,
-        )  # fmt: skip
-        if not self.hybrid:
+        fusing = self.hybrid or bool(self.extra_spaces)
+        depth = max(k, self.depth) if fusing else k
+        rankings = [
+            self.store.search_dense(
+                space, embedding, k=depth, pool=max(self.pool, depth), filters=filters,
+                ef_search=self.ef_search, iterative_scan=self.iterative_scan,
+            )  # fmt: skip
+            for space in (self.space, *self.extra_spaces)
+        ]
+        dense = rankings[0]
+        if not fusing:
             return self.store.hydrate(dense[:k])
-        lexical = self.store.search_text(text, k=depth, filters=filters)
-        weight = self.lexical_weights[0] if is_short_query(text) else self.lexical_weights[1]
-        fused = reciprocal_rank_fusion(
-            [[h.theorem_id for h in dense], [h.theorem_id for h in lexical]], k=self.rrf_k, weights=[1.0, weight]
-        )[:k]
+        weights = [1.0] * len(rankings)
+        lexical: list[Hit] = []
+        if self.hybrid:
+            lexical = self.store.search_text(text, k=depth, filters=filters)
+            rankings.append(lexical)
+            weights.append(self.lexical_weights[0] if is_short_query(text) else self.lexical_weights[1])
+        fused = reciprocal_rank_fusion([[h.theorem_id for h in r] for r in rankings], k=self.rrf_k, weights=weights)
+        # A statement named exactly as the query (its name or a recorded alias) is a look-up: it goes first.
+        exact = {h.theorem_id for h in lexical if h.score >= EXACT_NAME_BOOST}
+        fused = ([x for x in fused if x[0] in exact] + [x for x in fused if x[0] not in exact])[:k]
         d_rank = {h.theorem_id: h.dense_rank for h in dense}
         l_rank = {h.theorem_id: h.lexical_rank for h in lexical}
         hits = [
