@@ -155,10 +155,10 @@ def parse_fallback(text: str, envs: dict[str, TheoremEnv]) -> FallbackResult:
         if not closed:
             result.unterminated.append((env.name, line))
         i = t.end()
-        while i < body_end and text[i] in " \t":
-            i += 1
+        # Like LaTeX, look for the [name] past blanks and at most one line break (a blank line ends the search).
+        opt_at = re.compile(r"[ \t]*(?:\n[ \t]*)?").match(text, i, body_end).end()
         name = None
-        opt = read_group(text, i, "[", "]")
+        opt = read_group(text, opt_at, "[", "]") if text.startswith("[", opt_at) else None
         if opt and opt[1] <= body_end:
             name = re.sub(r"\s+", " ", opt[0]).strip() or None
             i = opt[1]

@@ -71,3 +71,13 @@ def test_empty_and_garbage_inputs():
 
 def test_refs_in_handles_optional_arguments_and_lists():
     assert refs_in(r"\ref{a} \Cref{b,c} \hyperref[x]{d} \olref[sec]{e} \ref{a}") == ["a", "b", "c", "d", "e"]
+
+
+def test_name_may_follow_on_the_next_line_as_in_latex():
+    tex = "\\begin{thm}\n\t[Zorn's lemma]\n\tEvery chain is bounded.\\end{thm}\n" \
+          "\\begin{thm}\n\n[0,1] is compact.\\end{thm}"
+    st = parse_fallback(tex, ENVS).statements
+    assert [(s.name, s.body) for s in st] == [
+        ("Zorn's lemma", "Every chain is bounded."),
+        (None, "[0,1] is compact."),  # after a blank line the bracket is text, as in LaTeX
+    ]

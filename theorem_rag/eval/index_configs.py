@@ -31,17 +31,18 @@ class EvalIndex:
         self.base = TheoremSearch.from_settings(settings, reranker=None)
         self._searches: dict[tuple, Any] = {}
 
-    def search(self, field: str, *, hybrid: bool, reranker: Any = None, lexical_only: bool = False) -> Any:
-        """A TheoremSearch over the space of ``field`` (built once per combination)."""
+    def search(self, field: str, *, hybrid: bool, reranker: Any = None, extra_fields: tuple[str, ...] = ()) -> Any:
+        """A TheoremSearch over the space of ``field`` (built once per combination), fusing ``extra_fields``."""
         from theorem_rag.search import TheoremSearch, space_name
 
-        key = (field, hybrid, reranker is not None, lexical_only)
+        key = (field, hybrid, reranker is not None, extra_fields)
         if key not in self._searches:
             s = self.settings
             self._searches[key] = TheoremSearch(
                 self.base.store, self.base.embedder, space=space_name(s.embed_model, field), k=s.k, max_k=s.max_k,
                 pool=s.candidate_pool, ef_search=s.ef_search, iterative_scan=s.iterative_scan, hybrid=hybrid,
                 rrf_k=s.rrf_k, reranker=reranker, max_query_chars=s.max_query_chars,
+                extra_spaces=[space_name(s.embed_model, f) for f in extra_fields],
             )  # fmt: skip
         return self._searches[key]
 
@@ -85,6 +86,12 @@ def _hybrid_latex(settings: Any, context: EvalContext) -> Any:
                  needs_index=True)  # fmt: skip
 def _hybrid(settings: Any, context: EvalContext) -> Any:
     return RetrieverSearcher("hybrid", _index(context, "hybrid").search(settings.embed_field, hybrid=True))
+
+
+@register_config("hybrid+latex", "the default with the dense ranking over LaTeX fused in too", needs_index=True)
+def _hybrid_plus_latex(settings: Any, context: EvalContext) -> Any:
+    index = _index(context, "hybrid+latex")
+    return RetrieverSearcher("hybrid+latex", index.search("slogan", hybrid=True, extra_fields=("latex",)))
 
 
 @register_config("hybrid+rerank", "the default plus the reranker named by THEOREM_RAG_RERANKER", needs_index=True)
