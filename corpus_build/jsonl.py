@@ -16,9 +16,9 @@ from pathlib import Path
 from theorem_rag.records import KINDS, Theorem
 
 
-def read_theorems(path: Path) -> tuple[list[Theorem], list[tuple[int, str]]]:
-    """Valid records (``parser`` set to ``jsonl`` unless given) and ``(line number, error)`` for the others."""
-    rows: list[Theorem] = []
+def read_json_objects(path: Path) -> tuple[list[tuple[int, dict]], list[tuple[int, str]]]:
+    """``(line number, object)`` for each JSON object line and ``(line number, error)`` for the other non-blank lines."""
+    rows: list[tuple[int, dict]] = []
     bad: list[tuple[int, str]] = []
     with open(path, encoding="utf-8", errors="replace") as f:
         for n, line in enumerate(f, start=1):
@@ -32,14 +32,24 @@ def read_theorems(path: Path) -> tuple[list[Theorem], list[tuple[int, str]]]:
             if not isinstance(d, dict):
                 bad.append((n, "not a JSON object"))
                 continue
-            d.setdefault("parser", "jsonl")
-            try:
-                t = Theorem.from_dict(d)
-            except (ValueError, TypeError) as e:
-                bad.append((n, str(e)))
-                continue
-            if t.kind not in KINDS:
-                bad.append((n, f"unknown kind {t.kind!r} (expected one of {', '.join(KINDS)})"))
-                continue
-            rows.append(t)
+            rows.append((n, d))
+    return rows, bad
+
+
+def read_theorems(path: Path) -> tuple[list[Theorem], list[tuple[int, str]]]:
+    """Valid records (``parser`` set to ``jsonl`` unless given) and ``(line number, error)`` for the others."""
+    objects, bad = read_json_objects(path)
+    rows: list[Theorem] = []
+    for n, d in objects:
+        d.setdefault("parser", "jsonl")
+        try:
+            t = Theorem.from_dict(d)
+        except (ValueError, TypeError) as e:
+            bad.append((n, str(e)))
+            continue
+        if t.kind not in KINDS:
+            bad.append((n, f"unknown kind {t.kind!r} (expected one of {', '.join(KINDS)})"))
+            continue
+        rows.append(t)
+    bad.sort()
     return rows, bad

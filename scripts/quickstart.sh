@@ -11,4 +11,4 @@ trag=.venv/bin/theorem-rag
 $trag corpus parse "$CORPORA"/{stacks,planetmath,openlogic,napkin,hott,lebl-ra,papers} --out data/records
 $trag index build --records data/records
 $trag search "a local ring has a unique maximal ideal" -k 5
-$trag search "Zorn's lemma" -k 3
+$trag search "1-1 correspondence" -k 3

@@ -5,28 +5,18 @@ Ids are ``<paper id>:<label>`` (or ``<paper id>:<file>#<n>``); the url is the ar
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from corpus_build.adapters.base import Adapter, Unit
+from corpus_build.jsonl import read_json_objects
 
 
 def read_manifest(path: Path) -> tuple[list[dict], list[tuple[int, str]]]:
     """Manifest entries and ``(line, error)`` for lines that are not JSON objects with an ``id``."""
-    entries, bad = [], []
-    for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            d = json.loads(line)
-        except json.JSONDecodeError as e:
-            bad.append((n, f"invalid JSON: {e.msg}"))
-            continue
-        if not isinstance(d, dict) or not d.get("id"):
-            bad.append((n, "not an object with an id"))
-            continue
-        entries.append(d)
-    return entries, bad
+    objects, bad = read_json_objects(path)
+    entries = [d for _, d in objects if d.get("id")]
+    bad += [(n, "not an object with an id") for n, d in objects if not d.get("id")]
+    return entries, sorted(bad)
 
 
 def paper_meta(entry: dict) -> dict:

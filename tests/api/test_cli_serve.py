@@ -6,11 +6,11 @@ import os
 import socket
 import subprocess
 import sys
-import time
 
 import pytest
 from click.testing import CliRunner
 
+from server_wait import wait_for_port
 from theorem_rag.cli.serve_api import api, mcp
 
 
@@ -48,14 +48,7 @@ def test_api_on_the_embedded_defaults_says_to_build_the_index(pg_server, tmp_pat
                              "--port", str(port), "--log-level", "warning"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)  # fmt: skip
     try:
-        deadline = time.monotonic() + 300
-        while True:
-            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            assert time.monotonic() < deadline, "the API did not start"
-            time.sleep(0.2)
+        wait_for_port(proc, port, "the API")
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as c:
             assert c.get("/search", params={"q": "ring"}).status_code == 401
             r = c.get("/search", params={"q": "ring"}, headers={"X-API-Key": "k3y"})

@@ -168,3 +168,11 @@ def test_long_queries_weigh_rare_words_by_idf(store):
     store.delete_theorems(["stacks:00DV"])
     with store.connection() as conn:
         assert conn.execute(f"SELECT count(*) FROM {store.names.lexicon} WHERE lexeme = 'nakayama'").fetchone()[0] == 0
+
+
+def test_long_query_scores_stay_below_the_exact_name_boost(store):
+    from theorem_rag.db.sqltext import EXACT_NAME_BOOST
+
+    load(store)
+    hits = store.search_text("a finitely generated module over a ring with an ideal, as in Nakayama", k=5)
+    assert hits and all(h.score < EXACT_NAME_BOOST for h in hits)  # only a name or alias match is pinned first

@@ -11,11 +11,11 @@ import os
 import socket
 import subprocess
 import sys
-import time
 
 import pytest
 
 from integrations_index import integration_search, records
+from server_wait import wait_for_port
 
 pytestmark = [pytest.mark.db, pytest.mark.models]
 
@@ -128,14 +128,7 @@ def test_streamable_http_session(integ, pg_dsn):
     proc = subprocess.Popen([sys.executable, *SERVE, "--transport", "http", "--port", str(port)],
                             env=_server_env(pg_dsn, integ[1]), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
     try:
-        deadline = time.monotonic() + 300
-        while True:
-            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            assert time.monotonic() < deadline, "the MCP HTTP server did not start"
-            time.sleep(0.2)
+        wait_for_port(proc, port, "the MCP HTTP server")
 
         async def main():
             async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=300) as client:

@@ -150,8 +150,8 @@ def text_search(names: Names, query: str, filters: Filters, k: int) -> tuple[sql
     """Full-text search over name, slogan, synonyms and statement; a name equal to (or containing) the query wins.
 
     Keyword queries (at most ``SHORT_QUERY_TOKENS`` words) need every word as a prefix and rank by ``ts_rank_cd``.
-    Longer queries are scored like BM25 without term frequency: the sum of the IDF of the query's rare lexemes a
-    statement contains (from the lexicon table), plus a small ``ts_rank_cd`` to break ties. The name boost matters
+    Longer queries are scored like BM25 without term frequency: the share of the IDF of the query's rare lexemes
+    that a statement contains (from the lexicon table, so at most 1), plus a small ``ts_rank_cd`` to break ties. The name boost matters
     for keyword queries such as "Yoneda lemma": the statement named so should come first; a query equal to one of a
     statement's recorded alternative names (``meta.synonyms``) counts as its name.
     """
@@ -171,7 +171,7 @@ def text_search(names: Names, query: str, filters: Filters, k: int) -> tuple[sql
             SELECT t.id, t.doc_id, t.tsv, t.name, t.meta FROM {t} AS t {year_join}, anyq
             WHERE anyq.q IS NOT NULL AND t.tsv @@ anyq.q AND {where})
         SELECT c.id, c.doc_id,
-            (SELECT coalesce(sum(terms.idf), 0) FROM terms WHERE c.tsv @@ terms.q)
+            (SELECT coalesce(sum(terms.idf), 0) FROM terms WHERE c.tsv @@ terms.q) / (SELECT sum(idf) FROM terms)
             + 0.1 * ts_rank_cd(c.tsv, anyq.q, 1)
             + CASE WHEN lower(c.name) = %s OR {alias} THEN {boost} ELSE 0 END AS score
         FROM cand AS c, anyq
