@@ -39,11 +39,17 @@ def read_json_objects(path: Path) -> tuple[list[tuple[int, dict]], list[tuple[in
 def read_theorems(path: Path) -> tuple[list[Theorem], list[tuple[int, str]]]:
     """Valid records (``parser`` set to ``jsonl`` unless given) and ``(line number, error)`` for the others."""
     objects, bad = read_json_objects(path)
+    rows, more = theorems_from_objects(objects)
+    return rows, sorted(bad + more)
+
+
+def theorems_from_objects(objects: list[tuple[int, dict]]) -> tuple[list[Theorem], list[tuple[int, str]]]:
+    """Theorem records from ``(line number, object)`` pairs and ``(line number, error)`` for invalid ones."""
     rows: list[Theorem] = []
+    bad: list[tuple[int, str]] = []
     for n, d in objects:
-        d.setdefault("parser", "jsonl")
         try:
-            t = Theorem.from_dict(d)
+            t = Theorem.from_dict({"parser": "jsonl", **d})
         except (ValueError, TypeError) as e:
             bad.append((n, str(e)))
             continue
@@ -51,5 +57,4 @@ def read_theorems(path: Path) -> tuple[list[Theorem], list[tuple[int, str]]]:
             bad.append((n, f"unknown kind {t.kind!r} (expected one of {', '.join(KINDS)})"))
             continue
         rows.append(t)
-    bad.sort()
     return rows, bad

@@ -166,22 +166,17 @@ def load_theorem_jsonl(path: Any) -> tuple[list[Theorem], list[Document], list[t
     A line may carry its paper's fields (``title``, ``abstract``, ``introduction``, ``authors``, ``license``,
     ``year``) beside the statement's; they become one :class:`Document` per ``doc_id``.
     """
-    import json
+    from corpus_build.jsonl import read_json_objects, theorems_from_objects
 
-    from corpus_build.jsonl import read_theorems
-
-    theorems, bad = read_theorems(path)
+    objects, bad = read_json_objects(path)
+    theorems, invalid = theorems_from_objects(objects)
     wanted = {t.doc_id for t in theorems}
     documents: dict[str, Document] = {}
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            try:
-                d = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if not isinstance(d, dict) or d.get("doc_id") not in wanted or d["doc_id"] in documents:
-                continue
-            fields = {k: d[k] for k in ("title", "abstract", "introduction", "authors", "license", "year") if k in d}
-            if fields:
-                documents[d["doc_id"]] = Document.from_dict({"id": d["doc_id"], "source": d.get("source", ""), **fields})
+    for _, d in objects:
+        if d.get("doc_id") not in wanted or d["doc_id"] in documents:
+            continue
+        fields = {k: d[k] for k in ("title", "abstract", "introduction", "authors", "license", "year") if k in d}
+        if fields:
+            documents[d["doc_id"]] = Document.from_dict({"id": d["doc_id"], "source": d.get("source", ""), **fields})
+    bad = sorted(bad + invalid)
     return theorems, list(documents.values()), bad

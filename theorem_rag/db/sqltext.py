@@ -10,6 +10,8 @@ connects, so the text can be checked without a server.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from psycopg import sql
 
 from theorem_rag.db.names import Names
@@ -216,6 +218,16 @@ def refresh_lexicon(names: Names) -> tuple[sql.Composed, sql.Composed, sql.Compo
     )
 
 
+def _update_if_changed(cols: Sequence[str], alias: str) -> tuple[sql.Composed, sql.Composed]:
+    """``SET`` list and ``WHERE`` condition of an upsert that rewrites a row only when some column differs."""
+    others = [sql.Identifier(c) for c in cols if c != "id"]
+    updates = sql.SQL(", ").join(sql.SQL("{c} = EXCLUDED.{c}").format(c=c) for c in others)
+    changed = sql.SQL(" OR ").join(
+        sql.SQL("{a}.{c} IS DISTINCT FROM EXCLUDED.{c}").format(a=sql.Identifier(alias), c=c) for c in others
+    )
+    return updates, changed
+
+
 def upsert_theorems(names: Names) -> sql.Composed:
     """Insert or update from the staging table; rows whose content hash and fields are unchanged are not touched.
 
@@ -223,12 +235,7 @@ def upsert_theorems(names: Names) -> sql.Composed:
     """
     cols = [*THEOREM_COLUMNS, "content_hash"]
     ident = sql.SQL(", ").join(map(sql.Identifier, cols))
-    updates = sql.SQL(", ").join(
-        sql.SQL("{c} = EXCLUDED.{c}").format(c=sql.Identifier(c)) for c in cols if c != "id"
-    )
-    changed = sql.SQL(" OR ").join(
-        sql.SQL("t.{c} IS DISTINCT FROM EXCLUDED.{c}").format(c=sql.Identifier(c)) for c in cols if c != "id"
-    )
+    updates, changed = _update_if_changed(cols, "t")
     return sql.SQL(
         """INSERT INTO {t} AS t ({cols}) SELECT {cols} FROM _stage_theorems
         ON CONFLICT (id) DO UPDATE SET {updates}, updated_at = now() WHERE {changed}
@@ -239,12 +246,7 @@ def upsert_theorems(names: Names) -> sql.Composed:
 def upsert_documents(names: Names) -> sql.Composed:
     cols = sql.SQL(", ").join(map(sql.Identifier, DOCUMENT_COLUMNS))
     placeholders = sql.SQL(", ").join(sql.Placeholder() * len(DOCUMENT_COLUMNS))
-    updates = sql.SQL(", ").join(
-        sql.SQL("{c} = EXCLUDED.{c}").format(c=sql.Identifier(c)) for c in DOCUMENT_COLUMNS if c != "id"
-    )
-    changed = sql.SQL(" OR ").join(
-        sql.SQL("d.{c} IS DISTINCT FROM EXCLUDED.{c}").format(c=sql.Identifier(c)) for c in DOCUMENT_COLUMNS if c != "id"
-    )
+    updates, changed = _update_if_changed(DOCUMENT_COLUMNS, "d")
     return sql.SQL(
         """INSERT INTO {d} AS d ({cols}) VALUES ({ph})
         ON CONFLICT (id) DO UPDATE SET {updates}, updated_at = now() WHERE {changed}
