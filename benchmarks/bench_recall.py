@@ -100,7 +100,7 @@ def sample_queries(store: TheoremStore, space: str, how: str, n: int, noise: flo
 def explain(store: TheoremStore, space: str, q: np.ndarray, k: int, pool: int) -> None:
     """Print the plan of one dense query, to see that the HNSW index serves the candidate pool."""
     from theorem_rag.db import sqltext
-    from theorem_rag.retrieval.filters import Filters
+    from theorem_rag.filters import Filters
 
     sp = store.space(space)
     query, params = sqltext.dense_search(store.names, space, sp.dim, sp.half, q.astype(np.float32), Filters(), k, pool)

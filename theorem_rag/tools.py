@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from theorem_rag.api.models import HitOut
+from theorem_rag.wire import HitOut
 from theorem_rag.records import Hit
 
 _INDEX_EXTRA = 'pip install "theorem-rag[index]"'

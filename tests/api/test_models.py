@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from theorem_rag.api.models import HitOut, PaperHitOut, SearchRequest, TheoremOut, citation
+from theorem_rag.wire import HitOut, PaperHitOut, SearchRequest, TheoremOut, citation
 from theorem_rag.records import Document, Hit, PaperHit, Theorem
 
 T = Theorem(id="stacks:00DV", source="stacks", kind="lemma", number="10.20.1", name="Nakayama's lemma",

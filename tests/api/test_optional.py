@@ -14,7 +14,7 @@ def _run(code: str) -> subprocess.CompletedProcess:
 
 def test_import_theorem_rag_loads_no_server_stack():
     r = _run(
-        "import sys, theorem_rag, theorem_rag.api, theorem_rag.mcp_server, theorem_rag.api.models\n"
+        "import sys, theorem_rag, theorem_rag.api, theorem_rag.mcp_server, theorem_rag.wire\n"
         "heavy = [m for m in ('fastapi', 'uvicorn', 'starlette', 'mcp', 'torch', 'llama_index') if m in sys.modules]\n"
         "print(heavy)"
     )

@@ -7,9 +7,9 @@ import pytest
 
 from theorem_rag.db.names import Names, check_space
 from theorem_rag.db.slogan_cache import CachedSlogan, slogan_key
-from theorem_rag.retrieval.filters import Filters
+from theorem_rag.filters import Filters
 from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
-from theorem_rag.retrieval.query import is_short_query, query_tokens, validate_query
+from theorem_rag.query import is_short_query, query_tokens, validate_query
 
 
 def test_rrf_scores_and_order():
@@ -111,7 +111,7 @@ def test_slogan_key_and_record():
 
 def test_import_stays_light():
     code = (
-        "import sys, theorem_rag, theorem_rag.retrieval.fusion, theorem_rag.retrieval.filters;"
+        "import sys, theorem_rag, theorem_rag.retrieval.fusion, theorem_rag.filters;"
         "heavy = [m for m in ('torch', 'sentence_transformers', 'llama_index', 'psycopg', 'litellm') if m in sys.modules];"
         "print(heavy)"
     )

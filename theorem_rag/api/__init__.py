@@ -1,7 +1,7 @@
 """The REST API: ``create_app(search, api_key=None)`` builds the FastAPI app (needs ``theorem-rag[api]``).
 
-The wire models in :mod:`theorem_rag.api.models` are pure pydantic and shared with the MCP server and the
-LlamaIndex tools; FastAPI loads only when the app is built.
+The wire models live in :mod:`theorem_rag.wire` (pure pydantic, shared with the MCP server and the
+LlamaIndex tools); FastAPI loads only when the app is built.
 """
 
 from typing import Any

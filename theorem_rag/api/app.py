@@ -26,7 +26,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the REST API needs FastAPI: pip install "theorem-rag[api]"') from err
 
 from theorem_rag.api.limits import BodySizeLimit
-from theorem_rag.api.models import (
+from theorem_rag.wire import (
     DocumentOut, ErrorOut, HitOut, Level, PaperHitOut, PaperOut, SearchRequest, SearchResponse, TheoremOut,
     TheoremSummary,
 )  # fmt: skip

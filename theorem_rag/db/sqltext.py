@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from psycopg import sql
 
 from theorem_rag.db.names import Names
-from theorem_rag.retrieval.filters import Filters
-from theorem_rag.retrieval.query import SHORT_QUERY_TOKENS, query_tokens
+from theorem_rag.filters import Filters
+from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens
 
 THEOREM_COLUMNS = (
     "id", "source", "kind", "doc_id", "body_latex", "body_expanded", "number", "name", "label", "section",

@@ -18,8 +18,8 @@ from psycopg import Connection, sql
 from theorem_rag.db import sqltext
 from theorem_rag.db.names import Names, check_space
 from theorem_rag.records import Hit
-from theorem_rag.retrieval.filters import Filters
-from theorem_rag.retrieval.query import validate_query
+from theorem_rag.filters import Filters
+from theorem_rag.query import validate_query
 
 ITERATIVE_SCAN_MODES = ("off", "strict_order", "relaxed_order")
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search

@@ -1,7 +1,7 @@
 """The MCP server (official ``mcp`` SDK, ``MCPServer``): search tools for agents over stdio or streamable HTTP.
 
 Tools: ``search_theorems`` (query, k, sources, kinds, papers, years, paper level), ``get_theorem`` and
-``get_paper``. Results are structured (the JSON schema of :mod:`theorem_rag.api.models`) and carry ids,
+``get_paper``. Results are structured (the JSON schema of :mod:`theorem_rag.wire`) and carry ids,
 statements, slogans, links and a citation line, so an agent can cite what it found. Bad input and unknown ids
 come back as tool errors with a message; the server keeps serving.
 
@@ -22,7 +22,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the MCP server needs the mcp SDK: pip install "theorem-rag[api]"') from err
 from pydantic import Field
 
-from theorem_rag.api.models import (
+from theorem_rag.wire import (
     DocumentOut, HitOut, PaperHitOut, PaperOut, SearchResponse, TheoremOut, TheoremSummary,
 )  # fmt: skip
 

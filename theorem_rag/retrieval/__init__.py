@@ -5,9 +5,9 @@ The LlamaIndex classes load lazily, so ``from theorem_rag.retrieval import recip
 
 from typing import Any
 
-from theorem_rag.retrieval.filters import Filters
+from theorem_rag.filters import Filters
 from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
-from theorem_rag.retrieval.query import validate_query
+from theorem_rag.query import validate_query
 
 _LAZY = {
     "TheoremRetriever": "theorem_rag.retrieval.retriever",

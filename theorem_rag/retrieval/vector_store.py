@@ -29,7 +29,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('TheoremVectorStore needs LlamaIndex: pip install "theorem-rag[index]"') from err
 
 from theorem_rag.records import Theorem
-from theorem_rag.retrieval.filters import Filters
+from theorem_rag.filters import Filters
 from theorem_rag.retrieval.retriever import hit_to_node
 
 _LIST_KEYS = {"source": "source", "kind": "kind", "doc_id": "doc_id", "paper": "doc_id"}
