@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -21,28 +22,53 @@ def embedder():
     return Embedder()
 
 
-def test_concurrent_queries_get_their_own_vectors(embedder):
+class _Gate:
+    """An embedder whose first call waits until ``queued()`` holds, so the batches that follow are deterministic."""
+
+    def __init__(self, embedder) -> None:
+        self.embedder, self.sizes = embedder, []
+        self.queued = lambda: True
+        self.entered = threading.Event()
+
+    def __getattr__(self, name):
+        return getattr(self.embedder, name)
+
+    def embed_queries(self, texts, **kwargs):
+        if not self.entered.is_set():
+            self.entered.set()
+            deadline = time.monotonic() + 60
+            while not self.queued():
+                assert time.monotonic() < deadline, "the other requests never queued"
+                time.sleep(0.005)
+        self.sizes.append(len(texts))
+        return self.embedder.embed_queries(texts, **kwargs)
+
+
+def test_concurrent_queries_share_batches_and_get_their_own_vectors(embedder):
     from theorem_rag.api.batching import QueryBatcher
 
-    batcher = QueryBatcher(embedder, max_batch=5)
     expected = embedder.embed_queries(QUERIES)
+    gate = _Gate(embedder)
+    batcher = QueryBatcher(gate, max_batch=5)
+    # The first query holds the model while the other 11 queue behind it; they then go 5 + 5 + 1.
+    gate.queued = lambda: len(batcher._queue) == len(QUERIES) - 1
     got: dict[int, np.ndarray] = {}
-    start = threading.Barrier(len(QUERIES))
 
     def ask(i: int) -> None:
-        start.wait()
         got[i] = batcher.embed_queries([QUERIES[i]])
 
     threads = [threading.Thread(target=ask, args=(i,)) for i in range(len(QUERIES))]
-    for t in threads:
+    threads[0].start()
+    assert gate.entered.wait(60)
+    for t in threads[1:]:
         t.start()
     for t in threads:
-        t.join()
-    for i, q in enumerate(QUERIES):
+        t.join(120)
+    assert gate.sizes == [1, 5, 5, 1]
+    assert (batcher.batches, batcher.batched_queries) == (4, len(QUERIES))
+    for i in range(len(QUERIES)):
         assert got[i].shape == (1, embedder.dim)
         np.testing.assert_allclose(got[i][0], expected[i], atol=1e-5)
-    assert batcher.batched_queries == len(QUERIES)
-    assert len(QUERIES) / 5 <= batcher.batches <= len(QUERIES)
 
 
 def test_several_queries_pass_through_and_attributes_delegate(embedder):

@@ -53,6 +53,9 @@ def test_hybrid_brings_keyword_query_to_the_top(store):
 def test_query_validation_and_filters(store):
     load(store)
     r = TheoremRetriever(store, make_embedding(), space="toy", k=3, pool=6)
+    before = [n.node.node_id for n in r.retrieve("cyclic")]
+    # Only the two cyclic statements match the word, so fusion puts them above any dense-only match.
+    assert len(before) == 3 and set(before[:2]) == {"paper:1:thm1", "paper:1:lem2"}
     with pytest.raises(ValueError, match="empty query"):
         r.retrieve("   ")
     with pytest.raises(ValueError, match="limit is 20000"):
@@ -61,7 +64,7 @@ def test_query_validation_and_filters(store):
         TheoremRetriever(store, make_embedding(), space="toy", filters={"colour": "red"})
     got = r.search("cyclic group", k=6, filters={"source": "arxiv"})
     assert {h.theorem_id for h in got} == {"paper:1:thm1", "paper:1:lem2"}
-    assert r.retrieve("cyclic") is not None  # still serving after bad input
+    assert [n.node.node_id for n in r.retrieve("cyclic")] == before  # still serving after bad input
 
 
 def test_async_retrieve(store):
