@@ -7,7 +7,6 @@ It answers ``POST /v1/chat/completions`` with ``reply(messages)``; the first ``f
 from __future__ import annotations
 
 import json
-import socket
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -67,10 +66,3 @@ class StubLLM:
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
-
-
-def unused_port() -> int:
-    """A port nothing listens on (bound, read, released)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]

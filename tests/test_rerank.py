@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from slogan_llm_stub import StubLLM, unused_port
+from loopback import free_port
+from slogan_llm_stub import StubLLM
 from theorem_rag.retrieval.rerank import build_reranker, parse_ranking, rerank_messages
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -66,7 +67,7 @@ def test_llm_reranker_falls_back_to_input_order(caplog):
             out = rr.postprocess_nodes(nodes(*CANDIDATES), query_str="q")
         assert [n.node.node_id for n in out] == ["n0", "n1"]
         assert "keeping the retrieval order" in caplog.text
-    down = build_reranker("llm:openai/stub", top_n=4, api_base=f"http://127.0.0.1:{unused_port()}/v1")
+    down = build_reranker("llm:openai/stub", top_n=4, api_base=f"http://127.0.0.1:{free_port()}/v1")
     out = down.postprocess_nodes(nodes(*CANDIDATES), query_str="q")
     assert [n.node.node_id for n in out] == ["n0", "n1", "n2", "n3"] and down.last_error
 

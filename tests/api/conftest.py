@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from api_server import serving
+from loopback import serving
 from integrations_index import integration_search
 
 

@@ -157,7 +157,7 @@ def test_api_key(integ):
 
     from theorem_rag.api.app import create_app
 
-    from api_server import serving
+    from loopback import serving
 
     with serving(create_app(integ[0], api_key="s3cret-key")) as url, httpx.Client(base_url=url, timeout=120) as c:
         params = {"q": "bijection", "k": 1}
@@ -177,7 +177,7 @@ def test_no_index_and_no_database_are_503(integ, pg_dsn):
     from theorem_rag.db.store import TheoremStore
     from theorem_rag.search import TheoremSearch
 
-    from api_server import serving
+    from loopback import serving
 
     search = integ[0]
     empty = TheoremSearch(TheoremStore(pg_dsn, table="integ_empty"), search.embedder, space=search.space)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 
 import pytest
 from click.testing import CliRunner
 
-from server_wait import wait_for_port
+from loopback import free_port, wait_for_port
 from theorem_rag.cli.serve_api import api, mcp
 
 
@@ -38,9 +37,7 @@ def test_api_on_the_embedded_defaults_says_to_build_the_index(pg_server, tmp_pat
     """No DSN given: the server uses the embedded PostgreSQL under THEOREM_RAG_DATA_DIR (the session's server)."""
     import httpx
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     env = {**os.environ, "THEOREM_RAG_DATA_DIR": str(pg_server.data_dir.parent), "THEOREM_RAG_TABLE": "cli_empty",
            "HF_HUB_OFFLINE": "1", "THEOREM_RAG_API_KEY": "k3y"}  # fmt: skip
     env.pop("THEOREM_RAG_DATABASE_URL", None)

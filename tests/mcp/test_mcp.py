@@ -8,14 +8,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 
 import pytest
 
 from integrations_index import integration_search, records
-from server_wait import wait_for_port
+from loopback import free_port, wait_for_port
 
 pytestmark = [pytest.mark.db, pytest.mark.models]
 
@@ -114,17 +113,11 @@ def test_stdio_session_against_a_spawned_server(integ, pg_dsn):
     asyncio.run(main())
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.slow
 def test_streamable_http_session(integ, pg_dsn):
     from mcp import Client
 
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, *SERVE, "--transport", "http", "--port", str(port)],
                             env=_server_env(pg_dsn, integ[1]), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
     try:

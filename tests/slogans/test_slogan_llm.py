@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from slogan_llm_stub import StubLLM, unused_port
+from loopback import free_port
+from slogan_llm_stub import StubLLM
 from theorem_rag.records import Document, Theorem
 from theorem_rag.slogans.cache import MemorySloganCache
 from theorem_rag.slogans.llm import LLMSloganWriter, LLMUnavailable
@@ -71,7 +72,7 @@ def test_exhausted_retries_fail_the_item_and_cache_nothing():
 
 
 def test_unreachable_endpoint_is_a_clear_error_and_keeps_nothing_half_written():
-    w = LLMSloganWriter("openai/stub-model", api_base=f"http://127.0.0.1:{unused_port()}/v1", max_retries=1,
+    w = LLMSloganWriter("openai/stub-model", api_base=f"http://127.0.0.1:{free_port()}/v1", max_retries=1,
                         backoff=0.01)
     cache = MemorySloganCache()
     with pytest.raises(LLMUnavailable, match="cannot reach LLM 'openai/stub-model' at http://127.0.0.1"):

@@ -6,22 +6,16 @@ No browser here (see test_browser.py): the handlers are called as Gradio calls t
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 
 import pytest
 
+from loopback import free_port
 from theorem_rag.ui.app import Handlers, create_app
 from theorem_rag.ui.chat_models import LiteLLMChat
 
 pytestmark = [pytest.mark.db, pytest.mark.models]
-
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _feedback(search, **where):
@@ -34,7 +28,7 @@ def _feedback(search, **where):
 
 @pytest.fixture
 def handlers(tiny_search):
-    return Handlers(tiny_search, LiteLLMChat("openai/gpt-4o-mini", f"http://127.0.0.1:{_closed_port()}/v1",
+    return Handlers(tiny_search, LiteLLMChat("openai/gpt-4o-mini", f"http://127.0.0.1:{free_port()}/v1",
                                              timeout=5, max_retries=0))  # fmt: skip
 
 
@@ -120,7 +114,7 @@ def test_index_not_built_and_database_down_show_messages(store, tiny_search):
     turns = list(empty.chat_turn("local ring?", []))
     assert "index build" in turns[-1][0][-1]["content"]
 
-    down = TheoremStore(f"postgresql://127.0.0.1:{_closed_port()}/none", timeout=1)
+    down = TheoremStore(f"postgresql://127.0.0.1:{free_port()}/none", timeout=1)
     body, _, _ = Handlers(TheoremSearch(down, tiny_search.embedder, space=tiny_search.space), None).run_search("x")
     assert "trag-msg-error" in body
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 import shutil
-import socket
 from pathlib import Path
 
 import pytest
+
+from loopback import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.db, pytest.mark.models]
 
@@ -20,12 +21,6 @@ CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]  # fmt: skip
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +34,7 @@ def app_url(tiny_search):
     chat = LocalGGUFChat(timeout=240)
     warm_up(tiny_search, chat)
     demo = create_app(tiny_search, chat)
-    port = _free_port()
+    port = free_port()
     launch(demo, port=port, prevent_thread_lock=True, quiet=True)
     yield f"http://127.0.0.1:{port}/"
     demo.close()

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import socket
 import sys
 
 import pytest
 
+from loopback import free_port
 from theorem_rag.ui.chat_models import ChatError, LiteLLMChat, LocalGGUFChat, build_chat_model
 
 
@@ -48,10 +48,7 @@ def test_local_model_stops_past_its_time_limit_and_on_overflow(smol):
 
 
 def test_unreachable_litellm_model_raises_a_readable_error():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    chat = LiteLLMChat("openai/gpt-4o-mini", f"http://127.0.0.1:{port}/v1", timeout=5, max_retries=0)
+    chat = LiteLLMChat("openai/gpt-4o-mini", f"http://127.0.0.1:{free_port()}/v1", timeout=5, max_retries=0)
     with pytest.raises(ChatError, match="openai/gpt-4o-mini failed"):
         list(chat.stream([{"role": "user", "content": "hi"}], max_tokens=5))
 

@@ -7,12 +7,10 @@ that are not flagged small and offline.
 """
 
 import json
-import socket
-import threading
-import time
 
 import pytest
 
+from loopback import serving
 from theorem_rag.ui.assistant import Assistant
 from theorem_rag.ui.chat_models import LiteLLMChat, LocalGGUFChat
 
@@ -40,26 +38,18 @@ def openai_url():
             return f"data: {json.dumps(data)}\n\n"
 
         def events():
-            for piece in local.stream(body["messages"], max_tokens=int(body.get("max_tokens") or 64)):
+            # Greedy decoding at the temperature the client asks for (the assistant plans at 0), seeded: replies
+            # are reproducible, so what the assertions see does not change from run to run.
+            for piece in local.stream(body["messages"], max_tokens=int(body.get("max_tokens") or 64),
+                                      temperature=float(body.get("temperature") or 0.0)):  # fmt: skip
                 yield chunk({"role": "assistant", "content": piece}, None)
             yield chunk({}, "stop")
             yield "data: [DONE]\n\n"
 
         return StreamingResponse(events(), media_type="text/event-stream")
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the OpenAI-compatible test endpoint did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/v1"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(app) as url:
+        yield f"{url}/v1"
 
 
 @pytest.fixture
@@ -73,15 +63,23 @@ def test_litellm_streams_from_an_openai_compatible_server(remote):
     assert len(pieces) >= 2 and "".join(pieces).strip()
 
 
+QUESTION = "Which statement defines a local ring?"
+# A follow-up turn: the earlier exchange shows the citation style, which even the 135M model then imitates.
+HISTORY = [{"role": "user", "content": "What is a ring?"},
+           {"role": "assistant", "content": "By [1], a ring is a set with addition and multiplication."}]  # fmt: skip
+
+
 def test_capable_model_protocol_runs_end_to_end(remote, tiny_search):
-    events = list(Assistant(tiny_search.search, remote, max_rounds=2, max_tokens=80).run(
-        "Why does a local ring have exactly one maximal ideal?"))  # fmt: skip
+    events = list(Assistant(tiny_search.search, remote, max_rounds=2, max_tokens=80).run(QUESTION, HISTORY))
     searches = [e.step for e in events if e.kind == "search"]
     answer = events[-1].answer
-    assert searches[0].query == "Why does a local ring have exactly one maximal ideal?"
+    assert searches[0].query == QUESTION
     assert 1 <= len(searches) <= 3  # the question, plus at most two requested by the model in round two
     assert answer.error is None and answer.text
-    known = tiny_search.get_theorems([h.theorem_id for h in answer.sources])
-    assert [h.theorem_id for h in answer.sources] and set(known) == {h.theorem_id for h in answer.sources}
-    assert all(1 <= n <= len(answer.sources) for n in answer.cited)
-    assert not set(answer.cited) & set(answer.invalid)
+    ids = [h.theorem_id for h in answer.sources]
+    assert ids and set(tiny_search.get_theorems(ids)) == set(ids)
+    # The reply is greedy and so reproducible; it must cite, and every citation must name a retrieved statement.
+    assert answer.cited, f"the answer cites nothing: {answer.text!r}"
+    assert answer.invalid == [] and all(1 <= n <= len(ids) for n in answer.cited)
+    assert answer.cited_ids == [ids[n - 1] for n in answer.cited]
+    assert f'href="#trag-src-{answer.cited[0]}"' in answer.html
