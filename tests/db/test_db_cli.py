@@ -1,4 +1,4 @@
-"""``theorem-rag db ...`` against the session's embedded server."""
+"""``theorem-rag db ...`` against an embedded server of this module's own (the test stops and restarts it)."""
 
 import json
 
@@ -10,10 +10,10 @@ from theorem_rag.cli.db import db
 pytestmark = pytest.mark.db
 
 
-def test_db_commands(pg_server, table_prefix, monkeypatch):
+def test_db_commands(own_pg_server, table_prefix, monkeypatch):
     monkeypatch.delenv("THEOREM_RAG_DATABASE_URL", raising=False)
     runner = CliRunner()
-    base = ["--data-dir", str(pg_server.data_dir.parent)]
+    base = ["--data-dir", str(own_pg_server.data_dir.parent)]
     out = runner.invoke(db, ["migrate", *base, "--table", table_prefix])
     assert out.exit_code == 0 and "applied migrations [1, 2, 3]" in out.output
     assert "up to date" in runner.invoke(db, ["migrate", *base, "--table", table_prefix]).output
@@ -31,7 +31,7 @@ def test_db_commands(pg_server, table_prefix, monkeypatch):
     assert json.loads(runner.invoke(db, ["status", *base]).output)["running"] is False
     started = runner.invoke(db, ["start", *base])
     assert started.exit_code == 0 and started.output.startswith("running:")
-    assert pg_server.status()["persistent"]
+    assert own_pg_server.status()["persistent"]
 
 
 def test_external_url_refuses_start(monkeypatch):

@@ -25,10 +25,21 @@ def test_another_process_reuses_the_server_and_leaves_it_running(pg_server):
     assert status["running"] and status["pid"] == pid  # its exit did not stop a server we still use
 
 
-def test_database_down_gives_clear_error_and_recovers(pg_server, store):
+@pytest.fixture
+def own_store(own_pg_server, table_prefix):
+    """A store on this module's own server: the test below stops it, which the session's shared server must never be."""
+    from theorem_rag.db.store import TheoremStore
+
+    s = TheoremStore(own_pg_server.dsn("postgres"), table=table_prefix, timeout=2.0)
+    yield s
+    s.close()
+
+
+def test_database_down_gives_clear_error_and_recovers(own_pg_server, own_store):
+    store = own_store
     load(store)
     before = store.count()
-    pg_server.stop()
+    own_pg_server.stop()
     try:
         with pytest.raises(StoreUnavailable, match="database unavailable"):
             store.search_text("Nakayama")
@@ -37,7 +48,7 @@ def test_database_down_gives_clear_error_and_recovers(pg_server, store):
         with pytest.raises(StoreUnavailable):
             store.search_dense("toy", theorem_vectors()[0])
     finally:
-        pg_server.start()
+        own_pg_server.start()
     # The same store object serves again; nothing was written while the server was down.
     assert store.count() == before
     assert store.search_text("Nakayama", k=1)[0].theorem_id == "stacks:00DV"

@@ -2,7 +2,8 @@
 
 Searches and sees result cards with KaTeX-rendered mathematics, runs one assistant turn with the real offline
 model (SmolLM2-135M) and checks that every citation link in the answer points to a statement that was retrieved,
-votes on a result and finds the vote in the database, and saves a screenshot of each tab to docs/screenshots/.
+votes on a result and finds the vote in the database, and saves a screenshot of each tab to a temporary folder
+(the README's screenshots are made by a script, never by a test).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from loopback import free_port
 pytestmark = [pytest.mark.slow, pytest.mark.db, pytest.mark.models]
 
 CHROMIUM = "/usr/bin/chromium"
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]  # fmt: skip
 
@@ -41,6 +41,16 @@ def app_url(tiny_search):
 
 
 @pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("screenshots")
+
+
+def _screenshot(page, path: Path) -> None:
+    page.screenshot(path=str(path), full_page=False)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
 def page(app_url):
     try:
         from playwright.sync_api import sync_playwright
@@ -55,7 +65,7 @@ def page(app_url):
         browser.close()
 
 
-def test_search_shows_cards_with_rendered_math(page, tiny_search):
+def test_search_shows_cards_with_rendered_math(page, tiny_search, shots):
     box = page.locator("#trag-query textarea, #trag-query input").first
     box.fill("a local ring has a unique maximal ideal")
     page.click("#trag-search-btn")
@@ -72,8 +82,7 @@ def test_search_shows_cards_with_rendered_math(page, tiny_search):
     assert first.locator("a.trag-link").get_attribute("href").startswith("https://")
     assert first.locator(".trag-cite").inner_text().strip()
 
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / "search.png"), full_page=False)
+    _screenshot(page, shots / "search.png")
 
 
 def test_thumbs_up_on_a_card_is_stored_with_the_query(page, tiny_search):
@@ -108,7 +117,7 @@ def test_paper_level_results(page):
     page.locator("#trag-tab-search").get_by_text("Theorems", exact=True).click()
 
 
-def test_assistant_answer_cites_only_retrieved_statements(page, tiny_search):
+def test_assistant_answer_cites_only_retrieved_statements(page, tiny_search, shots):
     page.get_by_role("tab", name="Assistant").click()
     box = page.locator("#trag-ask textarea, #trag-ask input").first
     box.fill("What is the maximal ideal of a local ring?")
@@ -130,4 +139,4 @@ def test_assistant_answer_cites_only_retrieved_statements(page, tiny_search):
         assert page.locator(f"#trag-sources #trag-src-{n}").get_attribute("data-theorem-id") == source_ids[n - 1]
         assert link.get_attribute("title") == source_ids[n - 1]
     assert page.locator("#trag-chat").get_by_text("Searched").count() >= 1
-    page.screenshot(path=str(SCREENSHOTS / "assistant.png"), full_page=False)
+    _screenshot(page, shots / "assistant.png")
