@@ -25,11 +25,26 @@ import sys
 import time
 from pathlib import Path
 
-DEFAULT_QUERIES = "/work/shared/eval/stacks_slogans_dev.jsonl"
+REPO = Path(__file__).resolve().parent.parent
+
+
+def shared_eval_file(name: str = "stacks_slogans_dev.jsonl") -> Path:
+    """A dev query set: ``$THEOREM_RAG_SHARED/eval/<name>``, else ``shared/eval/<name>`` beside the repository or
+    beside one of its parents (``../shared/eval`` for a clone next to the shared data, as CI lays it out)."""
+    if os.environ.get("THEOREM_RAG_SHARED"):
+        return Path(os.environ["THEOREM_RAG_SHARED"]) / "eval" / name
+    for parent in REPO.parents:
+        if (parent / "shared" / "eval" / name).is_file():
+            return parent / "shared" / "eval" / name
+    return REPO.parent / "shared" / "eval" / name
+
+
 SERVE = ["-c", "from theorem_rag.cli import main; main()", "api"]  # `theorem-rag api` with this interpreter
 
 
-def load_queries(path: str, limit: int = 500) -> list[str]:
+def load_queries(path: str | Path, limit: int = 500) -> list[str]:
+    if not Path(path).is_file():
+        raise SystemExit(f"no query file at {path}: pass --queries, or set THEOREM_RAG_SHARED to the shared data")
     with open(path, encoding="utf-8") as fh:
         return [json.loads(line)["query"] for line in fh if line.strip()][:limit]
 
@@ -145,7 +160,8 @@ def main() -> None:
     p.add_argument("--clients", type=int, nargs="+", default=[16], help="Concurrent clients (several: one run each).")
     p.add_argument("--seconds", type=float, default=20.0, help="Duration of each run (at most 120).")
     p.add_argument("--k", type=int, default=10)
-    p.add_argument("--queries", default=DEFAULT_QUERIES, help="JSON Lines with a 'query' field.")
+    p.add_argument("--queries", default=str(shared_eval_file()),
+                   help="JSON Lines with a 'query' field (default: the shared Stacks slogan dev set, ../shared/eval).")
     p.add_argument("--server-args", default="", help="Extra flags for `theorem-rag api`, e.g. '--search-threads 2'.")
     p.add_argument("--profile", action="store_true", help="Time embedding vs database for single queries first.")
     p.add_argument("--label", default="", help="A note saved with the results (which index, which machine).")
