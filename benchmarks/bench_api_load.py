@@ -180,7 +180,9 @@ def main() -> None:
     url = args.url
     if url is None:
         port = free_port()
-        proc = start_server(port, args.server_args.split())
+        # Every client of a load test shares one address: the per-client rate limit would measure itself. A
+        # --rate-limit in --server-args comes later and wins.
+        proc = start_server(port, ["--rate-limit", "0", *args.server_args.split()])
         url = f"http://127.0.0.1:{port}"
     try:
         result["runs"] = []

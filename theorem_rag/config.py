@@ -84,3 +84,14 @@ class Settings(BaseSettings):
     chat_model: str = Field(
         "local:smollm2", description="litellm model for the assistant, or 'local:smollm2' for the bundled GGUF model."
     )
+
+    # Serving: the REST API and the MCP server over HTTP (the API key comes from THEOREM_RAG_API_KEY only)
+    request_timeout: float = Field(
+        30.0, ge=0, description="Seconds a REST request may run; past it its database work is cancelled and the "
+        "answer is 503 with Retry-After. 0: no limit.",
+    )
+    rate_limit_per_minute: float = Field(
+        600, ge=0, description="Requests a minute per client address on REST and MCP over HTTP (429 with "
+        "Retry-After above it). 0: no limit.",
+    )
+    rate_limit_burst: int = Field(60, ge=1, description="Requests a client may send at once before the rate applies.")

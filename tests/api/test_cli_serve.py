@@ -23,11 +23,32 @@ def test_help_lists_the_flags():
     assert "--transport [stdio|http]" in out and "--port" in out
 
 
+def test_guard_flags_are_listed():
+    api_help = CliRunner().invoke(api, ["--help"]).output
+    for flag in ("--request-timeout", "--rate-limit", "--rate-burst"):
+        assert flag in api_help
+    mcp_help = CliRunner().invoke(mcp, ["--help"]).output
+    assert "--rate-limit" in mcp_help and "--rate-burst" in mcp_help and "--request-timeout" not in mcp_help
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.10.20"])
+def test_mcp_over_http_refuses_to_listen_beyond_loopback_without_a_key(host, monkeypatch):
+    monkeypatch.delenv("THEOREM_RAG_API_KEY", raising=False)
+    r = CliRunner().invoke(mcp, ["--transport", "http", "--host", host, "--port", "9"])
+    assert r.exit_code == 1
+    assert f"the MCP server would listen on {host} without an API key" in r.output
+    assert "set THEOREM_RAG_API_KEY" in r.output
+
+
 def test_bad_flags_are_usage_errors():
     r = CliRunner().invoke(mcp, ["--transport", "sse"])
     assert r.exit_code == 2 and "'sse' is not one of" in r.output
     r = CliRunner().invoke(api, ["--port", "0"])
     assert r.exit_code == 2
+    r = CliRunner().invoke(api, ["--request-timeout", "-1"])
+    assert r.exit_code == 2 and "-1" in r.output
+    r = CliRunner().invoke(mcp, ["--rate-burst", "0"])
+    assert r.exit_code == 2 and "0" in r.output
 
 
 @pytest.mark.db

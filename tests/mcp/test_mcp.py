@@ -113,28 +113,37 @@ def test_stdio_session_against_a_spawned_server(integ, pg_dsn):
     asyncio.run(main())
 
 
+async def _exercise_with_key(url: str, key: str) -> None:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=300) as http:
+        async with Client(streamable_http_client(url, http_client=http), read_timeout_seconds=300) as client:
+            await _exercise(client)
+
+
 @pytest.mark.slow
 def test_streamable_http_session(integ, pg_dsn):
-    from mcp import Client
+    """`theorem-rag mcp --transport http` with THEOREM_RAG_API_KEY set: the key is required, as on REST."""
+    import httpx
 
     port = free_port()
+    env = {**_server_env(pg_dsn, integ[1]), "THEOREM_RAG_API_KEY": "mcp-k3y"}
     proc = subprocess.Popen([sys.executable, *SERVE, "--transport", "http", "--port", str(port)],
-                            env=_server_env(pg_dsn, integ[1]), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    url = f"http://127.0.0.1:{port}/mcp"
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     try:
         wait_for_port(proc, port, "the MCP HTTP server")
-
-        async def main():
-            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=300) as client:
-                await _exercise(client)
-
-        asyncio.run(main())
-        import httpx
-
+        asyncio.run(_exercise_with_key(url, "mcp-k3y"))
+        without = httpx.post(url, content=b"{}", headers=headers)
+        assert without.status_code == 401 and without.json()["error"] == "unauthorized"
         # Not MCP at all: a clear HTTP error, and the server is still there for the next client.
-        r = httpx.post(f"http://127.0.0.1:{port}/mcp", content=b"{not json", headers={
-            "content-type": "application/json", "accept": "application/json, text/event-stream"})  # fmt: skip
-        assert 400 <= r.status_code < 500
+        r = httpx.post(url, content=b"{not json", headers={**headers, "X-API-Key": "mcp-k3y"})
+        assert 400 <= r.status_code < 500 and r.status_code != 401
         assert proc.poll() is None
     finally:
         proc.terminate()
         proc.wait(30)
+    assert "mcp-k3y" not in proc.stderr.read().decode()

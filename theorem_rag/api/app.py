@@ -1,7 +1,8 @@
 """The REST API (FastAPI): a thin edge that turns HTTP into :class:`~theorem_rag.search.TheoremSearch` calls.
 
 Errors come back as JSON ``{"error": code, "message": text}``: bad input is 400 (malformed JSON) or 422, an
-unknown id 404, a missing API key 401, a body over the cap 413, no index or no database 503.
+unknown id 404, a missing API key 401, a body over the cap 413, a client over its rate limit 429, no index, no
+database or a request past its deadline 503 (the last two with ``Retry-After``).
 
 >>> app = create_app(TheoremSearch.from_settings())      # doctest: +SKIP
 >>> uvicorn.run(app, host="127.0.0.1", port=8000)        # doctest: +SKIP
@@ -9,8 +10,8 @@ unknown id 404, a missing API key 401, a body over the cap 413, no index or no d
 
 # No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose annotations name
 # closure variables (the auth scheme, the limits).
-import hmac
 import logging
+import math
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -25,7 +26,11 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the REST API needs FastAPI: pip install "theorem-rag[api]"') from err
 
+from theorem_rag.api.deadline import DeadlineExceeded, call_with_deadline
+from theorem_rag.api.health import HealthProbe
 from theorem_rag.api.limits import BodySizeLimit
+from theorem_rag.guards.apikey import key_matches
+from theorem_rag.guards.ratelimit import RateLimit, RateLimiter
 from theorem_rag.wire import (
     DocumentOut, ErrorOut, HitOut, Level, PaperHitOut, PaperOut, SearchRequest, SearchResponse, TheoremOut,
     TheoremSummary,
@@ -36,8 +41,10 @@ log = logging.getLogger("theorem_rag.api")
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorOut, "description": text}
     for code, text in [(400, "Malformed request"), (401, "Missing or wrong API key"), (404, "Unknown id"),
-                       (413, "Body too large"), (422, "Invalid input"), (503, "No index or database down")]
+                       (413, "Body too large"), (422, "Invalid input"), (429, "Over the client's rate limit"),
+                       (503, "No index, database down or past the request deadline")]
 }  # fmt: skip
+RETRY_AFTER_S = "5"
 
 
 def _error(status: int, code: str, message: str, details: list | None = None,
@@ -54,7 +61,7 @@ def _validation_details(exc: RequestValidationError) -> tuple[str, list[dict[str
     return text or "invalid request", details
 
 
-def _install_error_handlers(app: FastAPI, index_errors: tuple[type, type]) -> None:
+def _install_error_handlers(app: FastAPI, index_errors: tuple[type, type], request_timeout: float) -> None:
     not_built, unavailable = index_errors
 
     @app.exception_handler(RequestValidationError)
@@ -79,7 +86,13 @@ def _install_error_handlers(app: FastAPI, index_errors: tuple[type, type]) -> No
     async def no_database(request: Request, exc: Exception) -> JSONResponse:
         log.warning("database unavailable: %s", exc)
         return _error(503, "database_unavailable", "the database is unavailable; retry shortly",
-                      headers={"Retry-After": "5"})  # fmt: skip
+                      headers={"Retry-After": RETRY_AFTER_S})  # fmt: skip
+
+    @app.exception_handler(DeadlineExceeded)
+    async def too_slow(request: Request, exc: DeadlineExceeded) -> JSONResponse:
+        log.warning("request timeout (%g s) on %s %s", request_timeout, request.method, request.url.path)
+        return _error(503, "timeout", f"the request took longer than {request_timeout:g} s and was cancelled; "
+                      "retry shortly, or ask for fewer results", headers={"Retry-After": RETRY_AFTER_S})  # fmt: skip
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
@@ -101,7 +114,7 @@ def _auth_dependency(api_key: str | None) -> Callable[..., None]:
         if api_key is None:
             return
         given = key or (token.credentials if token else None)
-        if given is None or not hmac.compare_digest(given.encode(), api_key.encode()):
+        if not key_matches(given, api_key):
             raise HTTPException(401, "missing or wrong API key (X-API-Key header or Authorization: Bearer)",
                                 headers={"WWW-Authenticate": "Bearer"})  # fmt: skip
 
@@ -115,12 +128,20 @@ def create_app(
     max_body_bytes: int = 256 * 1024,
     search_threads: int = 4,
     max_paper_theorems: int = 500,
+    request_timeout: float = 30.0,
+    rate_limit_per_minute: float = 0,
+    rate_limit_burst: int = 60,
+    health_cache_seconds: float = 2.0,
 ) -> FastAPI:
     """The FastAPI app over a :class:`~theorem_rag.search.TheoremSearch` (the caller owns and closes it).
 
     ``api_key`` (from ``THEOREM_RAG_API_KEY`` at the edge) protects every route but ``/health`` and the docs.
     ``search_threads`` bounds concurrent searches: the embedder and the database pool are the shared resources,
-    and more threads than pooled connections only queue inside them.
+    and more threads than pooled connections only queue inside them. A request still running after
+    ``request_timeout`` seconds (0: no limit) is answered 503 and its database work is cancelled. With
+    ``rate_limit_per_minute`` above 0 (``Settings`` turns it on at the edge), each client address gets a token
+    bucket of ``rate_limit_burst`` requests refilled at that rate; ``/health`` is exempt: it probes the database at
+    most once per ``health_cache_seconds``, however often it is polled.
 
     >>> from fastapi.testclient import TestClient                                   # doctest: +SKIP
     >>> client = TestClient(create_app(search))                                       # doctest: +SKIP
@@ -130,10 +151,16 @@ def create_app(
     from theorem_rag.db.store import StoreUnavailable
     from theorem_rag.search import IndexNotBuilt
 
+    if request_timeout < 0:
+        raise ValueError(f"request_timeout must be 0 (no limit) or positive, got {request_timeout}")
     limiter = anyio.CapacityLimiter(search_threads)
+    health_probe = HealthProbe(search.stats, ttl=health_cache_seconds, version=_version())
 
-    async def run(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs), limiter=limiter)
+    def deadline() -> float:
+        return anyio.current_time() + request_timeout if request_timeout else math.inf
+
+    async def run(fn: Callable[..., Any], *args: Any, until: float, **kwargs: Any) -> Any:
+        return await call_with_deadline(fn, *args, deadline=until, limiter=limiter, **kwargs)
 
     app = FastAPI(
         title="theorem-rag",
@@ -143,25 +170,29 @@ def create_app(
         responses=ERRORS,
     )
     app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
-    _install_error_handlers(app, (IndexNotBuilt, StoreUnavailable))
+    if rate_limit_per_minute:
+        # Added last, so outermost: a client over its rate is turned away before anything reads its body or key.
+        app.add_middleware(RateLimit, limiter=RateLimiter(rate_limit_per_minute, rate_limit_burst),
+                           exempt={"/health"})  # fmt: skip
+    _install_error_handlers(app, (IndexNotBuilt, StoreUnavailable), request_timeout)
     auth = [Depends(_auth_dependency(api_key))]
 
     async def do_search(req: SearchRequest) -> SearchResponse:
         k = search.k if req.k is None else req.k
+        until = deadline()
         if req.level == "paper":
-            papers = await run(search.search_papers, req.query, req.k, **req.filters())
+            papers = await run(search.search_papers, req.query, req.k, until=until, **req.filters())
             return SearchResponse(query=req.query, level="paper", k=k,
                                   papers=[PaperHitOut.from_paper_hit(p) for p in papers])  # fmt: skip
-        hits = await run(search.search, req.query, req.k, **req.filters())
+        hits = await run(search.search, req.query, req.k, until=until, **req.filters())
         return SearchResponse(query=req.query, level="theorem", k=k, results=[HitOut.from_hit(h) for h in hits])
 
     @app.get("/health", tags=["service"])
     async def health() -> JSONResponse:
-        """Whether the database answers and the index is built, with counts."""
-        stats = await run(search.stats)
-        ok = bool(stats.get("index_built"))
-        body = {"status": "ok" if ok else "index_not_built", "version": _version(), **stats}
-        return JSONResponse(body, status_code=200 if ok else 503)
+        """Whether the database answers and the index is built, with counts; cached for 2 s, safe to poll."""
+        status, body = await health_probe.check()
+        headers = {"Retry-After": RETRY_AFTER_S} if status == 503 else None
+        return JSONResponse(body, status_code=status, headers=headers)
 
     @app.get("/search", response_model=SearchResponse, tags=["search"], dependencies=auth)
     async def search_get(
@@ -186,7 +217,7 @@ def create_app(
     @app.get("/theorems/{theorem_id:path}", response_model=TheoremOut, tags=["records"], dependencies=auth)
     async def theorem(theorem_id: Annotated[str, Path(description="e.g. stacks:00DV")]) -> TheoremOut:
         """One statement with its slogan, citation and provenance."""
-        hit = await run(search.get_theorem, theorem_id)
+        hit = await run(search.get_theorem, theorem_id, until=deadline())
         if hit is None:
             raise HTTPException(404, f"no theorem with id {theorem_id!r}")
         return TheoremOut.from_record(hit)
@@ -197,10 +228,11 @@ def create_app(
         limit: Annotated[int, Query(ge=1, le=max_paper_theorems, description="Statements listed at most.")] = 100,
     ) -> PaperOut:
         """A document (paper, chapter, entry) with its statements in source order."""
-        doc = await run(search.get_document, doc_id)
+        until = deadline()
+        doc = await run(search.get_document, doc_id, until=until)
         if doc is None:
             raise HTTPException(404, f"no paper or document with id {doc_id!r}")
-        theorems = await run(search.theorems_of, doc_id, limit)
+        theorems = await run(search.theorems_of, doc_id, limit, until=until)
         return PaperOut(**DocumentOut.from_document(doc).model_dump(),
                         theorems=[TheoremSummary.from_theorem(t) for t in theorems])  # fmt: skip
 

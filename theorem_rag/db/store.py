@@ -25,6 +25,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the PostgreSQL store needs: pip install "theorem-rag[db]"') from err
 
 from theorem_rag.db import sqltext
+from theorem_rag.db.cancel import tracked
 from theorem_rag.db.names import Names
 from theorem_rag.db.schema import migrate
 from theorem_rag.db.side_tables import SideTableOps
@@ -86,10 +87,14 @@ class TheoremStore(SpaceOps, SideTableOps):
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:
-        """A pooled connection (autocommit; use ``conn.transaction()`` for writes); unreachable -> StoreUnavailable."""
+        """A pooled connection (autocommit; use ``conn.transaction()`` for writes); unreachable -> StoreUnavailable.
+
+        Inside a :class:`~theorem_rag.db.cancel.CancelScope` the connection is registered with it, so a deadline
+        can cancel the query running on it.
+        """
         try:
             pool = self._open()
-            with pool.connection() as conn:
+            with pool.connection() as conn, tracked(conn):
                 yield conn
         except psycopg.errors.QueryCanceled:
             raise

@@ -1,0 +1,44 @@
+"""The MCP server over streamable HTTP, guarded like the REST API: the same API key, per-client rate limits.
+
+``THEOREM_RAG_API_KEY``, when set, is required on every request (``X-API-Key`` or ``Authorization: Bearer``), as
+on REST; without one the server refuses to listen beyond loopback. Rate limits are the REST API's token buckets.
+
+>>> serve_http(build_server(search), host="0.0.0.0", port=8765, api_key=None)   # doctest: +SKIP
+Traceback (most recent call last):
+ValueError: the MCP server would listen on 0.0.0.0 without an API key, ...
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from theorem_rag.guards.apikey import RequireApiKey, check_bind
+from theorem_rag.guards.ratelimit import RateLimit, RateLimiter
+
+MCP_PATH = "/mcp"
+
+
+def http_app(server: Any, *, host: str = "127.0.0.1", api_key: str | None = None, rate_limit_per_minute: float = 0,
+             rate_limit_burst: int = 60) -> Any:  # fmt: skip
+    """The ASGI app serving ``server`` (an ``MCPServer``) at ``/mcp``, behind the key check and the rate limit.
+
+    ``host`` is where it will listen: on loopback the SDK also turns on its DNS-rebinding protection.
+    """
+    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    if api_key is not None:
+        app.add_middleware(RequireApiKey, api_key=api_key)
+    if rate_limit_per_minute:
+        # Added last, so outermost: a client over its rate is refused before its key is even checked.
+        app.add_middleware(RateLimit, limiter=RateLimiter(rate_limit_per_minute, rate_limit_burst))
+    return app
+
+
+def serve_http(server: Any, *, host: str, port: int, api_key: str | None, rate_limit_per_minute: float = 0,
+               rate_limit_burst: int = 60, log_level: str = "info") -> None:  # fmt: skip
+    """Serve MCP over streamable HTTP until interrupted; refuses a non-loopback ``host`` without ``api_key``."""
+    check_bind(host, api_key, "the MCP server")
+    import uvicorn
+
+    app = http_app(server, host=host, api_key=api_key, rate_limit_per_minute=rate_limit_per_minute,
+                   rate_limit_burst=rate_limit_burst)  # fmt: skip
+    uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)
