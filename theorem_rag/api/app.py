@@ -1,7 +1,9 @@
 """The REST API (FastAPI): a thin edge that turns HTTP into :class:`~theorem_rag.search.TheoremSearch` calls.
 
-Errors come back as JSON ``{"error": code, "message": text}``: bad input is 400 (malformed JSON) or 422, an
-unknown id 404, a missing API key 401, a body over the cap 413, no index or no database 503.
+Errors come back as JSON ``{"error": code, "message": text}``: bad input is 400 (malformed JSON) or 422 (a
+request the schema rejects, or an :class:`~theorem_rag.errors.InputError` from the search), an unknown id 404, a
+missing API key 401, a body over the cap 413, no index or no database 503. Anything else, a plain ``ValueError``
+included, is a bug: 500 with a generic message, and the traceback in the log.
 
 >>> app = create_app(TheoremSearch.from_settings())      # doctest: +SKIP
 >>> uvicorn.run(app, host="127.0.0.1", port=8000)        # doctest: +SKIP
@@ -20,12 +22,12 @@ try:
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse
     from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
-    from pydantic import ValidationError
     from starlette.exceptions import HTTPException
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the REST API needs FastAPI: pip install "theorem-rag[api]"') from err
 
 from theorem_rag.api.limits import BodySizeLimit
+from theorem_rag.errors import InputError
 from theorem_rag.wire import (
     DocumentOut, ErrorOut, HitOut, Level, PaperHitOut, PaperOut, SearchRequest, SearchResponse, TheoremOut,
     TheoremSummary,
@@ -64,11 +66,8 @@ def _install_error_handlers(app: FastAPI, index_errors: tuple[type, type]) -> No
             return _error(400, "malformed_json", f"the body is not valid JSON: {message}", details)
         return _error(422, "invalid_request", message, details)
 
-    @app.exception_handler(ValueError)
-    async def bad_value(request: Request, exc: ValueError) -> JSONResponse:
-        if isinstance(exc, ValidationError):
-            # Request input is validated before the route runs; this one is the server's own data failing.
-            return await internal(request, exc)
+    @app.exception_handler(InputError)
+    async def bad_input(request: Request, exc: InputError) -> JSONResponse:
         return _error(422, "invalid_request", str(exc))
 
     @app.exception_handler(not_built)
@@ -86,10 +85,15 @@ def _install_error_handlers(app: FastAPI, index_errors: tuple[type, type]) -> No
         codes = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
         return _error(exc.status_code, codes.get(exc.status_code, "http_error"), str(exc.detail), headers=exc.headers)
 
-    @app.exception_handler(Exception)
-    async def internal(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return _error(500, "internal_error", "internal error; the server logged the details")
+    # A middleware, not an exception handler for Exception: Starlette runs that handler outermost and raises the
+    # exception again afterwards, and uvicorn then drops the connection instead of delivering the 500.
+    @app.middleware("http")
+    async def internal(request: Request, call_next: Callable[..., Any]) -> Any:
+        try:
+            return await call_next(request)
+        except Exception:
+            log.exception("unhandled error on %s %s", request.method, request.url.path)
+            return _error(500, "internal_error", "internal error; the server logged the details")
 
 
 def _auth_dependency(api_key: str | None) -> Callable[..., None]:
