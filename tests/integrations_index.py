@@ -30,7 +30,8 @@ def integration_search(dsn: str):
     from theorem_rag.db.store import TheoremStore
     from theorem_rag.embed import Embedder
     from theorem_rag.ingest import build_index
-    from theorem_rag.search import TheoremSearch, space_name
+    from theorem_rag.db.names import space_name
+    from theorem_rag.search import TheoremSearch
     from theorem_rag.slogans.offline import OfflineSloganWriter
 
     table = f"integ_{uuid.uuid4().hex[:8]}"
