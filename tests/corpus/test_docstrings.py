@@ -8,7 +8,7 @@ import pytest
 MODULES = [
     "corpus_build.texfiles", "corpus_build.macros", "corpus_build.theorems", "corpus_build.fallback_parser",
     "corpus_build.filters", "corpus_build.sources", "corpus_build.extract", "corpus_build.report",
-    "corpus_build.jsonl", "corpus_build.parse", "corpus_build.adapters", "corpus_build.adapters.base",
+    "corpus_build.parse", "corpus_build.adapters", "corpus_build.adapters.base",
     "corpus_build.adapters.stacks", "corpus_build.adapters.planetmath", "corpus_build.tex_scan",
     "corpus_build.cleanup",
 ]
