@@ -149,9 +149,9 @@ class TheoremStore(SpaceOps, SideTableOps):
     def upsert_theorems(self, theorems: Iterable[Theorem], slogans: Mapping[str, str] | None = None) -> UpsertCounts:
         """Idempotent upsert by id and content hash, bulk-loaded through ``COPY``.
 
-        A statement whose content hash changed loses its stale vectors (``ids_missing_vectors`` lists it again);
-        one identical to the stored row is not written at all. ``slogans`` (id -> slogan) are set in the same
-        transaction.
+        One identical to the stored row is not written at all. Vectors stay: whether one is stale depends on what
+        it was computed from, which the caller knows (``ids_missing_vectors(space, hashes)``). ``slogans``
+        (id -> slogan) are set in the same transaction.
         """
         items = list(theorems)
         _check_unique([t.id for t in items], "theorem")
@@ -182,16 +182,9 @@ class TheoremStore(SpaceOps, SideTableOps):
         return UpsertCounts(inserted, len(updated_ids), len(items) - len(changed))
 
     def _sync_vectors(self, conn: psycopg.Connection, ids: list[str]) -> None:
-        """After statements changed: drop vectors of changed content, refresh the denormalized filter columns."""
+        """After statements changed: refresh the denormalized filter columns of their vectors."""
         for space in self._all_spaces(conn):
             v, t = sql.Identifier(self.names.vectors(space.name)), sql.Identifier(self.names.theorems)
-            conn.execute(
-                sql.SQL(
-                    "DELETE FROM {v} AS v USING {t} AS t WHERE t.id = v.theorem_id AND t.id = ANY(%s) "
-                    "AND t.content_hash <> v.content_hash"
-                ).format(v=v, t=t),
-                [ids],
-            )
             conn.execute(
                 sql.SQL(
                     "UPDATE {v} AS v SET source = t.source, kind = t.kind, doc_id = t.doc_id, year = d.year "

@@ -7,7 +7,7 @@ and re-ranks it by exact cosine on the full-precision column.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -127,8 +127,10 @@ class SpaceOps:
     ) -> int:
         """Bulk-load vectors with binary ``COPY`` (upsert by theorem id), all in one transaction.
 
-        ``hashes`` are the content hashes the vectors were computed from (default: the stored statements' current
-        hashes). Unknown theorem ids are a ValueError and nothing is written. Returns #rows written.
+        ``hashes`` are the hashes of what each vector was computed from (the embedded text; see
+        :func:`theorem_rag.embed.embed_hash`), compared later by :meth:`ids_missing_vectors`. Without them a
+        vector records the statement's ``content_hash``, which no embedded text hashes to: the next index build
+        embeds it again. Unknown theorem ids are a ValueError and nothing is written. Returns #rows written.
         """
         sp = self.space(space)
         arr = as_vectors(vectors, sp.dim)
@@ -186,15 +188,25 @@ class SpaceOps:
         with self.connection() as conn:
             return conn.execute("SELECT to_regclass(%s) IS NOT NULL", [self.names.hnsw_index(space)]).fetchone()[0]
 
-    def ids_missing_vectors(self, space: str) -> list[str]:
-        """Statements without a vector in ``space``, or whose vector was computed from other content."""
+    def ids_missing_vectors(self, space: str, hashes: Mapping[str, str] | None = None) -> list[str]:
+        """Statements without a vector in ``space``, sorted.
+
+        With ``hashes`` (theorem id -> hash of what its vector should be computed from, as the caller computes
+        it), only those ids are checked, and one whose stored vector was computed from something else is
+        listed too: the store compares the hashes it is given, it does not know how they are made.
+        """
         self.space(space)
+        t, v = sql.Identifier(self.names.theorems), sql.Identifier(self.names.vectors(space))
         with self.connection() as conn:
-            return [r[0] for r in conn.execute(
-                sql.SQL("SELECT t.id FROM {t} t LEFT JOIN {v} v ON v.theorem_id = t.id "
-                        "WHERE v.theorem_id IS NULL OR v.content_hash <> t.content_hash ORDER BY t.id").format(
-                    t=sql.Identifier(self.names.theorems), v=sql.Identifier(self.names.vectors(space)))
-            )]  # fmt: skip
+            if hashes is None:
+                query = sql.SQL("SELECT t.id FROM {t} t LEFT JOIN {v} v ON v.theorem_id = t.id "
+                                "WHERE v.theorem_id IS NULL ORDER BY t.id").format(t=t, v=v)  # fmt: skip
+                return [r[0] for r in conn.execute(query)]
+            query = sql.SQL(
+                "SELECT s.id FROM unnest(%s::text[], %s::text[]) AS s(id, h) LEFT JOIN {v} v ON v.theorem_id = s.id "
+                "WHERE v.theorem_id IS NULL OR v.content_hash IS DISTINCT FROM s.h ORDER BY s.id"
+            ).format(v=v)
+            return [r[0] for r in conn.execute(query, [list(hashes), list(hashes.values())])]
 
     def count_vectors(self, space: str) -> int:
         self.space(space)

@@ -13,6 +13,7 @@ An endpoint that cannot be reached after all retries raises :class:`LLMUnavailab
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import threading
@@ -182,6 +183,13 @@ class LLMSloganWriter:
 
     def __repr__(self) -> str:
         return f"LLMSloganWriter(model={self.model!r}, api_base={self.api_base!r}, context={self.context!r})"
+
+    def inputs(self, theorem: Theorem, document: Document | None = None) -> tuple[str, ...]:
+        """What the model is sent for ``theorem`` (the chat messages, with the paper's context when asked for)
+        and the sampling settings."""
+        messages = build_messages(theorem, document, self.context)
+        sampling = f"temperature={self.temperature} max_tokens={self.max_tokens}"
+        return json.dumps(messages, ensure_ascii=False), sampling
 
     def completion_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"model": self.model, "timeout": self.timeout, "num_retries": 0, "max_retries": 0}
