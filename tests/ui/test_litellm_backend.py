@@ -14,7 +14,7 @@ import time
 import pytest
 
 from theorem_rag.ui.assistant import Assistant
-from theorem_rag.ui.chat_models import LiteLLMChat, LocalGGUFChat
+from theorem_rag.chat_models import LiteLLMChat, LocalGGUFChat
 
 pytestmark = [pytest.mark.slow, pytest.mark.models, pytest.mark.db]
 

@@ -102,11 +102,6 @@ class EvalResult:
             out["per_query"] = [asdict(q) for q in self.per_query]
         return out
 
-    def to_markdown(self) -> str:
-        from theorem_rag.eval.report import markdown_report
-
-        return markdown_report(self)
-
 
 def evaluate(
     query_sets: Mapping[str, Sequence[Query]],
