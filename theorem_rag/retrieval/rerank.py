@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from theorem_rag.errors import InputError
+from theorem_rag.slogans.latex_text import prompt_text
 
 log = logging.getLogger(__name__)
 _INDEX_EXTRA = 'pip install "theorem-rag[index]"'
@@ -50,7 +51,7 @@ def parse_ranking(answer: str, n: int) -> list[int]:
 
 def rerank_messages(query: str, passages: list[str], max_chars: int = 600) -> list[dict[str, str]]:
     """Chat messages asking an LLM to order numbered candidates by relevance to ``query`` (pure)."""
-    listing = "\n".join(f"[{i + 1}] {' '.join(p.split())[:max_chars]}" for i, p in enumerate(passages))
+    listing = "\n".join(f"[{i + 1}] {prompt_text(p, max_chars)}" for i, p in enumerate(passages))
     return [
         {
             "role": "system",

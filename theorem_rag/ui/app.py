@@ -19,12 +19,12 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from theorem_rag.chat_models import ChatError
 from theorem_rag.errors import InputError
 from theorem_rag.records import KINDS, Document, Hit
 from theorem_rag.ui.assets import CSS, HEAD
 from theorem_rag.ui.assistant import Assistant, link_citations
 from theorem_rag.ui.cards import SOURCE_LABELS, message_html, papers_html, results_html, sources_html
-from theorem_rag.chat_models import ChatError
 
 _APP_EXTRA = 'pip install "theorem-rag[app]"'
 LATEX_DELIMITERS = [

@@ -25,11 +25,11 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from theorem_rag.chat_models import ChatError
 from theorem_rag.errors import InputError
 from theorem_rag.records import Hit
+from theorem_rag.slogans.latex_text import prompt_text
 from theorem_rag.ui.cards import heading, source_label
-from theorem_rag.chat_models import ChatError
-from theorem_rag.ui.latex_html import plain_text
 
 SearchFn = Callable[[str], list[Hit]]
 
@@ -159,7 +159,7 @@ def context_block(sources: Sequence[Hit], max_chars: int = 600) -> str:
         t = h.theorem
         if t is None:
             continue
-        lines.append(f"[{i}] {heading(t)} ({source_label(t.source)}): {plain_text(t.text, max_chars)}")
+        lines.append(f"[{i}] {heading(t)} ({source_label(t.source)}): {prompt_text(t.text, max_chars)}")
     return "\n".join(lines)
 
 
