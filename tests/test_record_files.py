@@ -59,6 +59,6 @@ def test_a_parse_folder_reads_the_same_in_both_formats(tmp_path, fmt):
 def test_a_folder_without_theorems_is_a_clear_error(tmp_path):
     with pytest.raises(RecordFileError, match="no theorems.jsonl or theorems.parquet.*corpus parse"):
         read_records(tmp_path)
-    with pytest.raises(RecordFileError, match="no such record file"):
+    with pytest.raises(RecordFileError, match="no such folder or record file"):
         read_records(tmp_path / "absent.jsonl")
     assert str(Rejected("t.jsonl", 3, "why")) == "t.jsonl:3: why"

@@ -165,6 +165,9 @@ def read_records(path: str | Path, *, strict: bool = True) -> RecordSet:
     ``strict=False`` keeps the valid rows and lists the others in ``rejected``.
     """
     path = Path(path)
+    if not path.exists():
+        raise RecordFileError(f"{path}: no such folder or record file (a folder from `theorem-rag corpus parse`, "
+                              "or a theorems .jsonl or .parquet file)")
     if path.is_dir():
         tpath, dpath = _in_folder(path, "theorems"), _in_folder(path, "documents")
         if tpath is None:

@@ -6,22 +6,11 @@ import logging
 
 import pytest
 
+from integrations_index import BuggySearch
+
 pytestmark = [pytest.mark.db, pytest.mark.models]
 
-SECRET = "internal invariant broken at row 42"
-
-
-class BuggySearch:
-    """The real search, whose statement search hits a bug that raises a plain ValueError."""
-
-    def __init__(self, real) -> None:
-        self.real = real
-
-    def search(self, *args, **kwargs):
-        raise ValueError(SECRET)
-
-    def __getattr__(self, name):
-        return getattr(self.real, name)
+SECRET = BuggySearch.SECRET
 
 
 def test_a_plain_value_error_is_a_logged_500_and_input_errors_stay_422(integ, caplog):

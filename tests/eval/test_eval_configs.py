@@ -65,7 +65,7 @@ def test_read_records_and_errors(tmp_path):
     (tmp_path / "theorems.jsonl").write_text(thm("a", "x").to_json() + "\n" + thm("a", "x").to_json() + "\n")
     with pytest.raises(ValueError, match=r"theorems.jsonl:2: duplicate id 'a'"):
         configs.load_context(tmp_path)  # strict: the evaluated corpus is never silently smaller
-    with pytest.raises(ValueError, match="no such record file"):
+    with pytest.raises(ValueError, match="no such folder or record file"):
         configs.load_context(tmp_path / "nowhere")
 
 

@@ -6,22 +6,11 @@ import asyncio
 
 import pytest
 
-from integrations_index import integration_search
+from integrations_index import BuggySearch, integration_search
 
 pytestmark = [pytest.mark.db, pytest.mark.models]
 
-SECRET = "internal invariant broken at row 42"
-
-
-class BuggySearch:
-    def __init__(self, real) -> None:
-        self.real = real
-
-    def search(self, *args, **kwargs):
-        raise ValueError(SECRET)
-
-    def __getattr__(self, name):
-        return getattr(self.real, name)
+SECRET = BuggySearch.SECRET
 
 
 def test_plain_value_errors_are_internal_errors(pg_dsn):

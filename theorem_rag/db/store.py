@@ -29,6 +29,7 @@ from theorem_rag.db.names import Names
 from theorem_rag.db.schema import migrate
 from theorem_rag.db.side_tables import SideTableOps
 from theorem_rag.db.vectors import SpaceOps, StoreUnavailable, VectorSpace
+from theorem_rag.errors import InputError
 from theorem_rag.records import Document, Hit, Theorem
 
 __all__ = ["StoreUnavailable", "TheoremStore", "UpsertCounts", "VectorSpace"]
@@ -282,7 +283,7 @@ class TheoremStore(SpaceOps, SideTableOps):
 
     def _delete(self, column: str, value: str) -> int:
         if not isinstance(value, str) or not value:
-            raise ValueError(f"delete needs a non-empty {column}")
+            raise InputError(f"delete needs a non-empty {column}")
         doc_col = "source" if column == "source" else "id"
         with self.connection() as conn, conn.transaction():
             n = conn.execute(
@@ -350,5 +351,5 @@ def _check_unique(ids: list[str], what: str) -> None:
     seen: set[str] = set()
     dup = sorted({i for i in ids if i in seen or seen.add(i)})
     if dup:
-        raise ValueError(f"duplicate {what} id(s) in one batch: {', '.join(dup[:5])}")
+        raise InputError(f"duplicate {what} id(s) in one batch: {', '.join(dup[:5])}")
 

@@ -17,9 +17,10 @@ from psycopg import Connection, sql
 
 from theorem_rag.db import sqltext
 from theorem_rag.db.names import Names, check_space
-from theorem_rag.records import Hit
+from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
 from theorem_rag.query import validate_query
+from theorem_rag.records import Hit
 
 ITERATIVE_SCAN_MODES = ("off", "strict_order", "relaxed_order")
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
@@ -88,12 +89,12 @@ class SpaceOps:
             return self._all_spaces(conn)
 
     def space(self, name: str) -> VectorSpace:
-        """A registered space by name; unknown names raise ValueError listing the known ones."""
+        """A registered space by name; unknown names raise InputError listing the known ones."""
         check_space(name)
         if name not in self._spaces:
             known = {s.name: s for s in self.spaces()}
             if name not in known:
-                raise ValueError(f"unknown vector space {name!r}; known: {', '.join(known) or 'none'}")
+                raise InputError(f"unknown vector space {name!r}; known: {', '.join(known) or 'none'}")
             self._spaces.update(known)
         return self._spaces[name]
 
@@ -104,7 +105,7 @@ class SpaceOps:
         """
         check_space(name)
         if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= 16000:
-            raise ValueError(f"dimension must be an integer in 1..16000, got {dim!r}")
+            raise InputError(f"dimension must be an integer in 1..16000, got {dim!r}")
         with self.connection() as conn, conn.transaction():
             conn.execute(
                 sql.SQL("INSERT INTO {s} (name, dim, half, field, model) VALUES (%s, %s, %s, %s, %s) "
@@ -117,7 +118,7 @@ class SpaceOps:
             ).fetchone()
             space = VectorSpace(*row)
             if (space.dim, space.half) != (dim, bool(half)):
-                raise ValueError(f"space {name!r} exists with dim={space.dim}, half={space.half}; asked dim={dim}, half={half}")
+                raise InputError(f"space {name!r} exists with dim={space.dim}, half={space.half}; asked dim={dim}, half={half}")
             conn.execute(sqltext.create_space_table(self.names, name, dim, space.half))
         self._spaces[name] = space
         return space
@@ -253,9 +254,9 @@ class SpaceOps:
         f = Filters.from_mapping(filters)
         _check_k(k, pool)
         if isinstance(ef_search, bool) or not isinstance(ef_search, int) or not 1 <= ef_search <= MAX_EF_SEARCH:
-            raise ValueError(f"ef_search must be an integer in 1..{MAX_EF_SEARCH}, got {ef_search!r}")
+            raise InputError(f"ef_search must be an integer in 1..{MAX_EF_SEARCH}, got {ef_search!r}")
         if iterative_scan not in ITERATIVE_SCAN_MODES:
-            raise ValueError(f"iterative_scan must be one of {', '.join(ITERATIVE_SCAN_MODES)}, got {iterative_scan!r}")
+            raise InputError(f"iterative_scan must be one of {', '.join(ITERATIVE_SCAN_MODES)}, got {iterative_scan!r}")
         query, params = sqltext.dense_search(self.names, space, sp.dim, sp.half, q, f, k, pool)
         with self.connection() as conn, conn.transaction():
             # set_config with bound values: SET cannot take parameters (LlamaIndex's hnsw_kwargs bug under psycopg 3).
@@ -286,6 +287,6 @@ class SpaceOps:
 
 def _check_k(k: int, pool: int) -> None:
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
+        raise InputError(f"k must be a positive integer, got {k!r}")
     if isinstance(pool, bool) or not isinstance(pool, int) or pool < k:
-        raise ValueError(f"pool must be an integer >= k ({k}), got {pool!r}")
+        raise InputError(f"pool must be an integer >= k ({k}), got {pool!r}")

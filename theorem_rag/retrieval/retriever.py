@@ -25,9 +25,9 @@ except ImportError as err:  # pragma: no cover - depends on the environment
 from theorem_rag.db.sqltext import EXACT_NAME_BOOST
 from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
+from theorem_rag.query import is_short_query, validate_query
 from theorem_rag.records import Hit, PaperHit
 from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
-from theorem_rag.query import is_short_query, validate_query
 
 # Weight of the full-text ranking in the fusion (dense weight 1): keyword queries ("Zorn lemma") are where slogan
 # embeddings are weakest and names/terms match exactly. Long queries are scored by the IDF of their rare words, as

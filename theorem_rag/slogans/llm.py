@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from theorem_rag.errors import InputError
 from theorem_rag.records import Document, Theorem
 from theorem_rag.slogans.base import SloganResult
 from theorem_rag.slogans.prompts import CONTEXTS, PROMPT_VERSION, build_messages, clean_slogan
@@ -192,9 +193,9 @@ class LLMSloganWriter:
         max_tokens: int = 256,
     ) -> None:
         if context not in CONTEXTS:
-            raise ValueError(f"slogan context must be one of {', '.join(CONTEXTS)}, not {context!r}")
+            raise InputError(f"slogan context must be one of {', '.join(CONTEXTS)}, not {context!r}")
         if concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
+            raise InputError("concurrency must be at least 1")
         self.model = model
         self.api_base = api_base
         self.context = context

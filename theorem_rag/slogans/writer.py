@@ -19,6 +19,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from theorem_rag.errors import InputError
 from theorem_rag.records import Document, Theorem, digest
 from theorem_rag.slogans.base import SloganResult, SloganWriter
 from theorem_rag.slogans.cache import SloganCache, SloganRow, slogan_key
@@ -79,7 +80,7 @@ def write_slogans(
     raises (for example :class:`theorem_rag.slogans.llm.LLMUnavailable`) after caching every slogan finished so far.
     """
     if flush_every < 1:
-        raise ValueError("flush_every must be at least 1")
+        raise InputError("flush_every must be at least 1")
     theorems, documents = list(theorems), documents or {}
     hashes = {t.id: statement_hash(t, writer, documents.get(t.doc_id)) for t in theorems}
     keys = {tid: slogan_key(h, writer.name, writer.prompt_version, writer.model) for tid, h in hashes.items()}
