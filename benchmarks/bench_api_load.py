@@ -25,7 +25,9 @@ import sys
 import time
 from pathlib import Path
 
-DEFAULT_QUERIES = "/work/shared/eval/stacks_slogans_dev.jsonl"
+# The dev sets beside the checkout (../shared/eval), or THEOREM_RAG_EVAL, as scripts/evaluate.sh finds them.
+EVAL_DIR = Path(os.environ.get("THEOREM_RAG_EVAL", Path(__file__).resolve().parents[1].parent / "shared" / "eval"))
+DEFAULT_QUERIES = str(EVAL_DIR / "stacks_slogans_dev.jsonl")
 SERVE = ["-c", "from theorem_rag.cli import main; main()", "api"]  # `theorem-rag api` with this interpreter
 
 
