@@ -34,6 +34,8 @@ from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
 # good as the dense side on the dev sets (benchmarks/results/), so they weigh the same.
 LEXICAL_WEIGHT_SHORT = 1.5
 LEXICAL_WEIGHT_LONG = 1.0
+# What LlamaIndex's BaseRetriever itself takes; with_options passes them on.
+_BASE_OPTIONS = ("callback_manager", "object_map", "objects", "verbose")
 
 
 def hit_to_node(hit: Hit) -> NodeWithScore:
@@ -107,11 +109,12 @@ class TheoremRetriever(BaseRetriever):
         >>> retriever.with_options(k=20).extra_spaces == retriever.extra_spaces   # doctest: +SKIP
         True
         """
-        unknown = sorted(set(overrides) - set(self.options()) - {"space"})
+        unknown = sorted(set(overrides) - set(self.options()) - {"space", *_BASE_OPTIONS})
         if unknown:
             raise InputError(f"unknown retriever option(s) {', '.join(unknown)}; known: {', '.join(self.options())}")
         space = overrides.pop("space", self.space)
-        return TheoremRetriever(self.store, self.embed_model, space, **{**self.options(), **overrides})
+        base = {"callback_manager": self.callback_manager, "verbose": self._verbose}
+        return TheoremRetriever(self.store, self.embed_model, space, **{**base, **self.options(), **overrides})
 
     def search(self, query: str, k: int | None = None, filters: Filters | Mapping[str, Any] | None = None) -> list[Hit]:
         """Hits (with theorem records) for a query string; ``filters`` replace the retriever's default filters."""
@@ -129,7 +132,11 @@ class TheoremRetriever(BaseRetriever):
         nodes = [hit_to_node(h) for h in hits]
         reranker = self.reranker
         if getattr(reranker, "top_n", len(nodes)) < len(nodes):
-            # The cut to k happens in _ranked: a reranker built with a smaller top_n must not cap the result.
+            # The cut to k happens in _ranked: a reranker built with a smaller top_n must not cap the result. A
+            # copy per call (not a change to the shared one, which other threads use); loaded first, so the copy
+            # shares the model instead of loading its own.
+            if callable(getattr(reranker, "load", None)):
+                reranker.load()
             reranker = reranker.model_copy(update={"top_n": len(nodes)})
         by_id = {h.theorem_id: h for h in hits}
         ranked = reranker.postprocess_nodes(nodes, query_bundle=QueryBundle(text))
