@@ -47,8 +47,8 @@ def modules() -> dict[str, Path]:
 def imports(path: Path, known: set[str]) -> set[str]:
     """The project modules ``path`` imports (a name imported from a package resolves to its submodule)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skipped = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
-               for n in ast.walk(node)}  # fmt: skip
+    guarded = [node for node in ast.walk(tree) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)]
+    skipped = {id(n) for node in guarded for n in ast.walk(node)}
     out = set()
     for node in ast.walk(tree):
         if id(node) in skipped:
@@ -56,7 +56,8 @@ def imports(path: Path, known: set[str]) -> set[str]:
         if isinstance(node, ast.Import):
             out |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            out |= {f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in known else node.module for a in node.names}
+            out |= {f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in known else node.module
+                    for a in node.names}  # fmt: skip
     return {m for m in out if m.split(".")[0] in ("theorem_rag", "corpus_build")}
 
 

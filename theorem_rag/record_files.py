@@ -59,7 +59,7 @@ class RecordSet:
 
 
 def read_json_objects(path: Path) -> tuple[list[tuple[int, dict]], list[tuple[int, str]]]:
-    """``(line number, object)`` for each JSON object line and ``(line number, error)`` for the other non-blank lines."""
+    """``(line number, object)`` for each JSON object line, ``(line number, error)`` for the other non-blank ones."""
     rows: list[tuple[int, dict]] = []
     bad: list[tuple[int, str]] = []
     with open(path, encoding="utf-8", errors="replace") as f:

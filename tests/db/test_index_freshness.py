@@ -89,7 +89,8 @@ def test_a_label_change_refreshes_the_slogan_and_its_vector_only(store):
 
     report, texts = _build(store, e, [A, relabelled, C], "slogan")
     assert (report.slogans_written, report.slogans_cached, texts) == (1, 2, [offline_slogan(relabelled)])
-    np.testing.assert_allclose(_vector(store, "dg_slogan", B.id), text_vector(offline_slogan(relabelled), 16), atol=1e-6)
+    expected = text_vector(offline_slogan(relabelled), 16)
+    np.testing.assert_allclose(_vector(store, "dg_slogan", B.id), expected, atol=1e-6)
 
     report, texts = _build(store, e, [A, relabelled, C], "latex")
     assert (report.embedded, texts) == (0, [])  # the LaTeX did not change: its vector stays
@@ -110,7 +111,8 @@ def test_edits_nothing_reads_recompute_nothing(store):
 
 def test_statements_differing_only_in_label_or_section_get_their_own_slogans(store):
     e = CountingEmbedder()
-    twins = [replace(B, id="x:b1"), replace(B, id="x:b2", label="lemma-torsion"), replace(B, id="x:b3", section=("Modules",))]
+    twins = [replace(B, id="x:b1"), replace(B, id="x:b2", label="lemma-torsion"),
+             replace(B, id="x:b3", section=("Modules",))]
     report, texts = _build(store, e, twins, "slogan")
     assert report.slogans_written == 3 and len(set(texts)) == 3
     assert len({_slogan(store, t.id) for t in twins}) == 3

@@ -9,7 +9,8 @@ from theorem_rag.slogans.cache import MemorySloganCache, SloganCache, SloganRow,
 from theorem_rag.slogans.offline import OfflineSloganWriter
 from theorem_rag.slogans.writer import write_slogans
 
-THEOREMS = [Theorem(id=f"x:{i}", source="x", kind="lemma", doc_id="d", body_latex=f"Fact number {i}.") for i in range(5)]
+THEOREMS = [Theorem(id=f"x:{i}", source="x", kind="lemma", doc_id="d", body_latex=f"Fact number {i}.")
+            for i in range(5)]
 
 
 @pytest.fixture(params=["memory", pytest.param("database", marks=pytest.mark.db)])

@@ -119,7 +119,11 @@ class TheoremRetriever(BaseRetriever):
     def search(self, query: str, k: int | None = None, filters: Filters | Mapping[str, Any] | None = None) -> list[Hit]:
         """Hits (with theorem records) for a query string; ``filters`` replace the retriever's default filters."""
         text = validate_query(query, self.max_query_chars)
-        return self._ranked(text, None, k or self.k, Filters.from_mapping(filters) if filters is not None else self.filters)
+        return self._ranked(text, None, k or self.k, self._filters(filters))
+
+    def _filters(self, filters: Filters | Mapping[str, Any] | None) -> Filters:
+        """Filters given for one call replace the retriever's default ones."""
+        return Filters.from_mapping(filters) if filters is not None else self.filters
 
     def _ranked(self, text: str, embedding: list[float] | None, k: int, filters: Filters) -> list[Hit]:
         """The final ranking: the fused candidates, reranked when a reranker is set, cut to ``k``."""
@@ -194,7 +198,7 @@ class TheoremRetriever(BaseRetriever):
         several good ones break ties between papers. Statements are ranked without the reranker.
         """
         text = validate_query(query, self.max_query_chars)
-        hits = self._search(text, None, statements, Filters.from_mapping(filters) if filters is not None else self.filters)
+        hits = self._search(text, None, statements, self._filters(filters))
         groups: dict[str, list[Hit]] = {}
         for h in hits:
             groups.setdefault(h.doc_id or "", []).append(h)
