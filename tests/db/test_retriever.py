@@ -131,13 +131,21 @@ def test_metadata_filters_mapping():
         metadata_filters_to_filters(MetadataFilters(filters=[F(key="source", value="x")], condition="or"))
 
 
-def test_from_settings(store):
+def test_with_options_changes_only_what_it_is_given(store, pg_dsn):
     from theorem_rag.config import Settings
+    from theorem_rag.search import TheoremSearch
 
     load(store)
-    r = TheoremRetriever.from_settings(store, make_embedding(), "toy", Settings(k=2, candidate_pool=50, hybrid=False))
-    assert (r.k, r.pool, r.hybrid) == (2, 50, False)
-    assert len(r.retrieve("anything")) == 2
+    settings = Settings(database_url=pg_dsn, table=store.names.prefix, k=2, max_k=40, candidate_pool=50,
+                        hybrid=False, fusion_fields="latex")  # fmt: skip
+    search = TheoremSearch.from_settings(settings)
+    r = search.retriever
+    assert (r.k, r.pool, r.hybrid, r.extra_spaces, r.rerank_depth) == (2, 50, False, ("minilm_l6_v2_latex",), 40)
+    wider = search.as_retriever(k=5, filters={"source": "stacks"})
+    assert wider.options() == {**r.options(), "k": 5, "filters": Filters(source=("stacks",))}
+    with pytest.raises(ValueError, match="unknown retriever option"):
+        search.as_retriever(top_k=5)
+    search.close()
 
 
 def test_exact_name_or_alias_goes_first(store):

@@ -7,8 +7,9 @@ import psycopg
 import pytest
 
 from theorem_rag.db.schema import LATEST, migrate, schema_version
-from theorem_rag.db.slogan_cache import CachedSlogan
 from theorem_rag.db.store import TheoremStore, UpsertCounts
+from theorem_rag.records import digest
+from theorem_rag.slogans.cache import SloganRow
 
 from db_helpers import DIM, DOCS, SLOGANS, THEOREMS, load, theorem_vectors
 
@@ -30,14 +31,19 @@ def test_upsert_is_idempotent_and_detects_changes(store):
     assert store.upsert_theorems(THEOREMS) == UpsertCounts(inserted=6, updated=0, unchanged=0)
     assert store.upsert_theorems(THEOREMS) == UpsertCounts(inserted=0, updated=0, unchanged=6)
     store.vector_space("toy", DIM)
-    store.write_vectors("toy", [t.id for t in THEOREMS], theorem_vectors())
-    assert store.ids_missing_vectors("toy") == []
+    assert store.ids_missing_vectors("toy") == sorted(t.id for t in THEOREMS)
+    # The caller knows what each vector is computed from (here the body) and hands the store its hash.
+    computed_from = {t.id: digest(t.body_latex) for t in THEOREMS}
+    store.write_vectors("toy", list(computed_from), theorem_vectors(), hashes=list(computed_from.values()))
+    assert store.ids_missing_vectors("toy") == [] and store.ids_missing_vectors("toy", computed_from) == []
 
     changed = replace(THEOREMS[2], body_latex="Every group of prime order is abelian.")
     moved = replace(THEOREMS[3], source="moved")  # same content, new source: vector kept, filter column follows
     counts = store.upsert_theorems([changed, moved, THEOREMS[0]])
     assert counts == UpsertCounts(inserted=0, updated=2, unchanged=1)
-    assert store.ids_missing_vectors("toy") == ["paper:1:thm1"]
+    now = {t.id: digest(t.body_latex) for t in (changed, moved, THEOREMS[0])}
+    assert store.ids_missing_vectors("toy", now) == ["paper:1:thm1"]
+    assert store.count_vectors("toy") == 6  # nothing is dropped until the caller writes the new vector
     assert store.get_theorems(["paper:1:thm1"])["paper:1:thm1"].body_latex.endswith("abelian.")
     hits = store.exact_search("toy", theorem_vectors()[3], k=6, filters={"source": "moved"})
     assert [h.theorem_id for h in hits] == ["paper:1:lem2"]
@@ -96,7 +102,7 @@ def test_slogan_cache_resume_after_interruption(store):
     paid: list[str] = []
 
     def run(fail_at=None):
-        keys = {h: CachedSlogan(h, "litellm", "v1", "m", "x").key for h in statements}
+        keys = {h: SloganRow(h, "litellm", "v1", "m", "x").key for h in statements}
         cached = store.cached_slogans(list(keys.values()))
         todo = [h for h in statements if keys[h] not in cached]
         for start in range(0, len(todo), 3):
@@ -105,20 +111,20 @@ def test_slogan_cache_resume_after_interruption(store):
                 if h == fail_at:
                     raise KeyboardInterrupt
                 paid.append(h)
-                batch.append(CachedSlogan(h, "litellm", "v1", "m", f"slogan of {h}", 10, 5, 0.001))
+                batch.append(SloganRow(h, "litellm", "v1", "m", f"slogan of {h}", 10, 5, 0.001))
             assert store.cache_slogans(batch) == len(batch)
 
     with pytest.raises(KeyboardInterrupt):
         run(fail_at="hash7")
-    assert len(store.cached_slogans([CachedSlogan(h, "litellm", "v1", "m", "x").key for h in statements])) == 6
+    assert len(store.cached_slogans([SloganRow(h, "litellm", "v1", "m", "x").key for h in statements])) == 6
     run()
     assert sorted(paid) == sorted(statements + ["hash6"])  # hash6 was in the interrupted batch, never committed
     again = len(paid)
     run()
     assert len(paid) == again
-    other_model = CachedSlogan("hash0", "litellm", "v1", "other", "x").key
+    other_model = SloganRow("hash0", "litellm", "v1", "other", "x").key
     assert store.cached_slogans([other_model]) == {}
-    assert store.cache_slogans([CachedSlogan("hash0", "litellm", "v1", "m", "different")]) == 0  # first write wins
+    assert store.cache_slogans([SloganRow("hash0", "litellm", "v1", "m", "different")]) == 0  # first write wins
 
 
 def test_feedback(store):

@@ -80,7 +80,7 @@ def test_errors_are_clear(corpus):
     result = run("--queries", bad, "--records", records)
     assert result.exit_code == 1 and f"{bad}:2:" in result.output
     result = run("--queries", queries, "--records", tmp / "missing")
-    assert result.exit_code == 1 and "theorems.jsonl not found" in result.output
+    assert result.exit_code == 1 and "missing: no such folder or record file" in result.output
     assert run("--records", records).exit_code == 2
     listing = run("--list-configs")
     assert listing.exit_code == 0 and "bm25-latex\t" in listing.output

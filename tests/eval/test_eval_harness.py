@@ -54,7 +54,7 @@ def test_missing_relevant_counted_and_reported():
     assert (res.n_missing, res.n_unanswerable) == (2, 1)
     assert res.theorem["hit@1"] == pytest.approx(2 / 3)
     assert res.theorem["recall@1"] == pytest.approx((0 + 0.5 + 1) / 3)
-    assert "2 with relevant ids missing from the corpus (1 with none present" in r.to_markdown()
+    assert "2 with relevant ids missing from the corpus (1 with none present" in markdown_report(r)
 
 
 def test_configs_side_by_side_and_json():

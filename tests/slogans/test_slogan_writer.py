@@ -6,11 +6,11 @@ from collections.abc import Callable, Mapping, Sequence
 
 import pytest
 
-from theorem_rag.records import Document, Theorem
+from theorem_rag.records import Document, Theorem, digest
 from theorem_rag.slogans import build_slogan_writer
 from theorem_rag.slogans.base import SloganResult, SloganWriter
 from theorem_rag.slogans.cache import MemorySloganCache, SloganCache, SloganRow, slogan_key
-from theorem_rag.slogans.writer import cache_key_for, write_slogans
+from theorem_rag.slogans.writer import cache_key_for, statement_hash, write_slogans
 
 THEOREMS = [Theorem(id=f"x:{i}", source="x", kind="lemma", doc_id="d", body_latex=f"Fact {i}.") for i in range(10)]
 
@@ -21,6 +21,9 @@ class ScriptedWriter:
     name = "scripted"
     model = "none"
     prompt_version = "s-1"
+
+    def inputs(self, theorem: Theorem, document: Document | None = None) -> tuple[str, ...]:
+        return (theorem.body_latex,)
 
     def __init__(self, fail: set[str] = frozenset(), stop_after: int | None = None) -> None:
         self.fail = fail
@@ -54,7 +57,7 @@ def test_key_depends_on_every_part():
 def test_writes_missing_only_and_flushes_in_batches():
     cache = MemorySloganCache()
     w = ScriptedWriter()
-    cache.put_many([SloganRow(cache_key_for(THEOREMS[0], w), "Old slogan.", "scripted", "none", "s-1")])
+    cache.put_many([SloganRow(statement_hash(THEOREMS[0], w), "scripted", "s-1", "none", "Old slogan.")])
     run = write_slogans(THEOREMS, w, cache, progress=False, flush_every=4)
     assert w.asked == [t.id for t in THEOREMS[1:]]
     assert run.slogans["x:0"] == "Old slogan." and run.slogans["x:9"] == "Slogan Fact 9."
@@ -62,7 +65,7 @@ def test_writes_missing_only_and_flushes_in_batches():
     assert (run.stats.prompt_tokens, run.stats.completion_tokens, run.stats.cost_usd) == (27, 18, 4.5)
     assert cache.put_calls == 1 + 3  # the seed, then batches of 4, 4 and 1
     row = cache.rows[cache_key_for(THEOREMS[5], w)]
-    assert (row.writer, row.prompt_version, row.statement_hash) == ("scripted", "s-1", THEOREMS[5].content_hash)
+    assert (row.writer, row.prompt_version, row.statement_hash) == ("scripted", "s-1", digest("Fact 5."))
 
 
 def test_failures_are_reported_and_never_cached():

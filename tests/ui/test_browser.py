@@ -29,7 +29,7 @@ def app_url(tiny_search):
         pytest.fail(f"the browser test needs Debian's chromium at {CHROMIUM}: run scripts/setup_browser.sh",
                     pytrace=False)  # fmt: skip
     from theorem_rag.ui.app import create_app, launch, warm_up
-    from theorem_rag.ui.chat_models import LocalGGUFChat
+    from theorem_rag.chat_models import LocalGGUFChat
 
     chat = LocalGGUFChat(timeout=240)
     warm_up(tiny_search, chat)

@@ -6,7 +6,7 @@ import re
 
 from theorem_rag.records import Document, Hit, PaperHit, Theorem
 from theorem_rag.ui.cards import citation, hit_card, message_html, paper_card, results_html, sources_html
-from theorem_rag.ui.latex_html import plain_text, statement_html
+from theorem_rag.ui.latex_html import statement_html
 
 
 def _thm(**kw) -> Theorem:
@@ -85,8 +85,3 @@ def test_lists_and_messages():
     src = sources_html([Hit(t.id, 0.1, rank=7, theorem=t)])
     assert 'id="trag-src-1"' in src  # numbered by position, not by search rank
     assert message_html("<b>", "nope") == '<div class="trag-msg trag-msg-error" role="status">&lt;b&gt;</div>'
-
-
-def test_plain_text_for_prompts():
-    assert plain_text("A  \\label{x}$x$\n% hidden\nB", 100) == "A $x$ B"
-    assert plain_text("y" * 50, 10) == "y" * 9 + "\u2026"

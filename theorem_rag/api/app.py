@@ -1,8 +1,10 @@
 """The REST API (FastAPI): a thin edge that turns HTTP into :class:`~theorem_rag.search.TheoremSearch` calls.
 
-Errors come back as JSON ``{"error": code, "message": text}``: bad input is 400 (malformed JSON) or 422, an
-unknown id 404, a missing API key 401, a body over the cap 413, a client over its rate limit 429, no index, no
-database or a request past its deadline 503 (the last two with ``Retry-After``).
+Errors come back as JSON ``{"error": code, "message": text}``: bad input is 400 (malformed JSON) or 422 (a
+request the schema rejects, or an :class:`~theorem_rag.errors.InputError` from the search), an unknown id 404, a
+missing API key 401, a body over the cap 413, a client over its rate limit 429, no index, no database or a request
+past its deadline 503 (the last two with ``Retry-After``). Anything else, a plain ``ValueError`` included, is a bug:
+500 with a generic message, and the traceback in the log.
 
 >>> app = create_app(TheoremSearch.from_settings())      # doctest: +SKIP
 >>> uvicorn.run(app, host="127.0.0.1", port=8000)        # doctest: +SKIP
@@ -21,7 +23,6 @@ try:
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse
     from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
-    from pydantic import ValidationError
     from starlette.exceptions import HTTPException
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the REST API needs FastAPI: pip install "theorem-rag[api]"') from err
@@ -29,6 +30,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
 from theorem_rag.api.deadline import DeadlineExceeded, call_with_deadline
 from theorem_rag.api.health import HealthProbe
 from theorem_rag.api.limits import BodySizeLimit
+from theorem_rag.errors import InputError
 from theorem_rag.guards.apikey import key_matches
 from theorem_rag.guards.ratelimit import RateLimit, RateLimiter
 from theorem_rag.wire import (
@@ -71,11 +73,8 @@ def _install_error_handlers(app: FastAPI, index_errors: tuple[type, type], reque
             return _error(400, "malformed_json", f"the body is not valid JSON: {message}", details)
         return _error(422, "invalid_request", message, details)
 
-    @app.exception_handler(ValueError)
-    async def bad_value(request: Request, exc: ValueError) -> JSONResponse:
-        if isinstance(exc, ValidationError):
-            # Request input is validated before the route runs; this one is the server's own data failing.
-            return await internal(request, exc)
+    @app.exception_handler(InputError)
+    async def bad_input(request: Request, exc: InputError) -> JSONResponse:
         return _error(422, "invalid_request", str(exc))
 
     @app.exception_handler(not_built)
@@ -99,10 +98,15 @@ def _install_error_handlers(app: FastAPI, index_errors: tuple[type, type], reque
         codes = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
         return _error(exc.status_code, codes.get(exc.status_code, "http_error"), str(exc.detail), headers=exc.headers)
 
-    @app.exception_handler(Exception)
-    async def internal(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return _error(500, "internal_error", "internal error; the server logged the details")
+    # A middleware, not an exception handler for Exception: Starlette runs that handler outermost and raises the
+    # exception again afterwards, and uvicorn then drops the connection instead of delivering the 500.
+    @app.middleware("http")
+    async def internal(request: Request, call_next: Callable[..., Any]) -> Any:
+        try:
+            return await call_next(request)
+        except Exception:
+            log.exception("unhandled error on %s %s", request.method, request.url.path)
+            return _error(500, "internal_error", "internal error; the server logged the details")
 
 
 def _auth_dependency(api_key: str | None) -> Callable[..., None]:

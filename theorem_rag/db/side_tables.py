@@ -8,7 +8,15 @@ from contextlib import AbstractContextManager
 from psycopg import Connection, sql
 
 from theorem_rag.db.names import Names
-from theorem_rag.db.slogan_cache import CACHE_COLUMNS, CachedSlogan
+from theorem_rag.errors import InputError
+from theorem_rag.slogans.cache import SloganRow
+
+# Slogan cache columns and the SloganRow fields they hold (the token and cost columns keep their first names).
+CACHE_COLUMNS = {
+    "key": "key", "statement_hash": "statement_hash", "writer": "writer", "prompt_version": "prompt_version",
+    "model": "model", "slogan": "slogan", "input_tokens": "prompt_tokens", "output_tokens": "completion_tokens",
+    "cost": "cost_usd",
+}  # fmt: skip
 
 
 class SideTableOps:
@@ -34,11 +42,11 @@ class SideTableOps:
         1
         """
         if vote not in (-1, 1) or isinstance(vote, bool):
-            raise ValueError("vote must be +1 or -1")
+            raise InputError("vote must be +1 or -1")
         if theorem_id is None and answer_id is None and answer is None:
-            raise ValueError("feedback needs a theorem_id, an answer_id or an answer")
+            raise InputError("feedback needs a theorem_id, an answer_id or an answer")
         if not isinstance(query, str):
-            raise ValueError("feedback query must be a string")
+            raise InputError("feedback query must be a string")
         with self.connection() as conn:
             return conn.execute(
                 sql.SQL(
@@ -48,8 +56,8 @@ class SideTableOps:
                 [query, theorem_id, answer_id, answer, vote, comment or ""],
             ).fetchone()[0]
 
-    def cached_slogans(self, keys: Sequence[str]) -> dict[str, CachedSlogan]:
-        """Cached slogans by key (see :func:`theorem_rag.db.slogan_cache.slogan_key`); absent keys are missing."""
+    def cached_slogans(self, keys: Sequence[str]) -> dict[str, SloganRow]:
+        """Cached slogans by key (see :func:`theorem_rag.slogans.cache.slogan_key`); absent keys are missing."""
         with self.connection() as conn:
             rows = conn.execute(
                 sql.SQL("SELECT {c} FROM {s} WHERE key = ANY(%s)").format(
@@ -57,12 +65,12 @@ class SideTableOps:
                 ),
                 [list(keys)],
             ).fetchall()
-        return {r[0]: CachedSlogan(**dict(zip(CACHE_COLUMNS, r))) for r in rows}
+        return {r[0]: SloganRow(**{field: v for field, v in zip(CACHE_COLUMNS.values(), r)}) for r in rows}
 
-    def cache_slogans(self, entries: Iterable[CachedSlogan]) -> int:
+    def cache_slogans(self, entries: Iterable[SloganRow]) -> int:
         """Commit a batch of slogans to the cache (first write wins); returns #new. Call once per finished batch,
         so an interrupted run keeps every batch already committed and a rerun resumes from the cache."""
-        rows = [e.row() for e in entries]
+        rows = [tuple(getattr(e, field) for field in CACHE_COLUMNS.values()) for e in entries]
         if not rows:
             return 0
         with self.connection() as conn, conn.transaction():

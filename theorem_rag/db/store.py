@@ -30,6 +30,7 @@ from theorem_rag.db.names import Names
 from theorem_rag.db.schema import migrate
 from theorem_rag.db.side_tables import SideTableOps
 from theorem_rag.db.vectors import SpaceOps, StoreUnavailable, VectorSpace
+from theorem_rag.errors import InputError
 from theorem_rag.records import Document, Hit, Theorem
 
 __all__ = ["StoreUnavailable", "TheoremStore", "UpsertCounts", "VectorSpace"]
@@ -154,9 +155,9 @@ class TheoremStore(SpaceOps, SideTableOps):
     def upsert_theorems(self, theorems: Iterable[Theorem], slogans: Mapping[str, str] | None = None) -> UpsertCounts:
         """Idempotent upsert by id and content hash, bulk-loaded through ``COPY``.
 
-        A statement whose content hash changed loses its stale vectors (``ids_missing_vectors`` lists it again);
-        one identical to the stored row is not written at all. ``slogans`` (id -> slogan) are set in the same
-        transaction.
+        One identical to the stored row is not written at all. Vectors stay: whether one is stale depends on what
+        it was computed from, which the caller knows (``ids_missing_vectors(space, hashes)``). ``slogans``
+        (id -> slogan) are set in the same transaction.
         """
         items = list(theorems)
         _check_unique([t.id for t in items], "theorem")
@@ -187,16 +188,9 @@ class TheoremStore(SpaceOps, SideTableOps):
         return UpsertCounts(inserted, len(updated_ids), len(items) - len(changed))
 
     def _sync_vectors(self, conn: psycopg.Connection, ids: list[str]) -> None:
-        """After statements changed: drop vectors of changed content, refresh the denormalized filter columns."""
+        """After statements changed: refresh the denormalized filter columns of their vectors."""
         for space in self._all_spaces(conn):
             v, t = sql.Identifier(self.names.vectors(space.name)), sql.Identifier(self.names.theorems)
-            conn.execute(
-                sql.SQL(
-                    "DELETE FROM {v} AS v USING {t} AS t WHERE t.id = v.theorem_id AND t.id = ANY(%s) "
-                    "AND t.content_hash <> v.content_hash"
-                ).format(v=v, t=t),
-                [ids],
-            )
             conn.execute(
                 sql.SQL(
                     "UPDATE {v} AS v SET source = t.source, kind = t.kind, doc_id = t.doc_id, year = d.year "
@@ -294,7 +288,7 @@ class TheoremStore(SpaceOps, SideTableOps):
 
     def _delete(self, column: str, value: str) -> int:
         if not isinstance(value, str) or not value:
-            raise ValueError(f"delete needs a non-empty {column}")
+            raise InputError(f"delete needs a non-empty {column}")
         doc_col = "source" if column == "source" else "id"
         with self.connection() as conn, conn.transaction():
             n = conn.execute(
@@ -362,5 +356,5 @@ def _check_unique(ids: list[str], what: str) -> None:
     seen: set[str] = set()
     dup = sorted({i for i in ids if i in seen or seen.add(i)})
     if dup:
-        raise ValueError(f"duplicate {what} id(s) in one batch: {', '.join(dup[:5])}")
+        raise InputError(f"duplicate {what} id(s) in one batch: {', '.join(dup[:5])}")
 

@@ -7,7 +7,7 @@ and re-ranks it by exact cosine on the full-precision column.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -17,9 +17,10 @@ from psycopg import Connection, sql
 
 from theorem_rag.db import sqltext
 from theorem_rag.db.names import Names, check_space
-from theorem_rag.records import Hit
+from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
 from theorem_rag.query import validate_query
+from theorem_rag.records import Hit
 
 ITERATIVE_SCAN_MODES = ("off", "strict_order", "relaxed_order")
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
@@ -88,12 +89,12 @@ class SpaceOps:
             return self._all_spaces(conn)
 
     def space(self, name: str) -> VectorSpace:
-        """A registered space by name; unknown names raise ValueError listing the known ones."""
+        """A registered space by name; unknown names raise InputError listing the known ones."""
         check_space(name)
         if name not in self._spaces:
             known = {s.name: s for s in self.spaces()}
             if name not in known:
-                raise ValueError(f"unknown vector space {name!r}; known: {', '.join(known) or 'none'}")
+                raise InputError(f"unknown vector space {name!r}; known: {', '.join(known) or 'none'}")
             self._spaces.update(known)
         return self._spaces[name]
 
@@ -104,7 +105,7 @@ class SpaceOps:
         """
         check_space(name)
         if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= 16000:
-            raise ValueError(f"dimension must be an integer in 1..16000, got {dim!r}")
+            raise InputError(f"dimension must be an integer in 1..16000, got {dim!r}")
         with self.connection() as conn, conn.transaction():
             conn.execute(
                 sql.SQL("INSERT INTO {s} (name, dim, half, field, model) VALUES (%s, %s, %s, %s, %s) "
@@ -117,7 +118,7 @@ class SpaceOps:
             ).fetchone()
             space = VectorSpace(*row)
             if (space.dim, space.half) != (dim, bool(half)):
-                raise ValueError(f"space {name!r} exists with dim={space.dim}, half={space.half}; asked dim={dim}, half={half}")
+                raise InputError(f"space {name!r} exists with dim={space.dim}, half={space.half}; asked dim={dim}, half={half}")
             conn.execute(sqltext.create_space_table(self.names, name, dim, space.half))
         self._spaces[name] = space
         return space
@@ -127,8 +128,10 @@ class SpaceOps:
     ) -> int:
         """Bulk-load vectors with binary ``COPY`` (upsert by theorem id), all in one transaction.
 
-        ``hashes`` are the content hashes the vectors were computed from (default: the stored statements' current
-        hashes). Unknown theorem ids are a ValueError and nothing is written. Returns #rows written.
+        ``hashes`` are the hashes of what each vector was computed from (the embedded text; see
+        :func:`theorem_rag.embed.embed_hash`), compared later by :meth:`ids_missing_vectors`. Without them a
+        vector records the statement's ``content_hash``, which no embedded text hashes to: the next index build
+        embeds it again. Unknown theorem ids are a ValueError and nothing is written. Returns #rows written.
         """
         sp = self.space(space)
         arr = as_vectors(vectors, sp.dim)
@@ -186,15 +189,25 @@ class SpaceOps:
         with self.connection() as conn:
             return conn.execute("SELECT to_regclass(%s) IS NOT NULL", [self.names.hnsw_index(space)]).fetchone()[0]
 
-    def ids_missing_vectors(self, space: str) -> list[str]:
-        """Statements without a vector in ``space``, or whose vector was computed from other content."""
+    def ids_missing_vectors(self, space: str, hashes: Mapping[str, str] | None = None) -> list[str]:
+        """Statements without a vector in ``space``, sorted.
+
+        With ``hashes`` (theorem id -> hash of what its vector should be computed from, as the caller computes
+        it), only those ids are checked, and one whose stored vector was computed from something else is
+        listed too: the store compares the hashes it is given, it does not know how they are made.
+        """
         self.space(space)
+        t, v = sql.Identifier(self.names.theorems), sql.Identifier(self.names.vectors(space))
         with self.connection() as conn:
-            return [r[0] for r in conn.execute(
-                sql.SQL("SELECT t.id FROM {t} t LEFT JOIN {v} v ON v.theorem_id = t.id "
-                        "WHERE v.theorem_id IS NULL OR v.content_hash <> t.content_hash ORDER BY t.id").format(
-                    t=sql.Identifier(self.names.theorems), v=sql.Identifier(self.names.vectors(space)))
-            )]  # fmt: skip
+            if hashes is None:
+                query = sql.SQL("SELECT t.id FROM {t} t LEFT JOIN {v} v ON v.theorem_id = t.id "
+                                "WHERE v.theorem_id IS NULL ORDER BY t.id").format(t=t, v=v)  # fmt: skip
+                return [r[0] for r in conn.execute(query)]
+            query = sql.SQL(
+                "SELECT s.id FROM unnest(%s::text[], %s::text[]) AS s(id, h) LEFT JOIN {v} v ON v.theorem_id = s.id "
+                "WHERE v.theorem_id IS NULL OR v.content_hash IS DISTINCT FROM s.h ORDER BY s.id"
+            ).format(v=v)
+            return [r[0] for r in conn.execute(query, [list(hashes), list(hashes.values())])]
 
     def count_vectors(self, space: str) -> int:
         self.space(space)
@@ -241,9 +254,9 @@ class SpaceOps:
         f = Filters.from_mapping(filters)
         _check_k(k, pool)
         if isinstance(ef_search, bool) or not isinstance(ef_search, int) or not 1 <= ef_search <= MAX_EF_SEARCH:
-            raise ValueError(f"ef_search must be an integer in 1..{MAX_EF_SEARCH}, got {ef_search!r}")
+            raise InputError(f"ef_search must be an integer in 1..{MAX_EF_SEARCH}, got {ef_search!r}")
         if iterative_scan not in ITERATIVE_SCAN_MODES:
-            raise ValueError(f"iterative_scan must be one of {', '.join(ITERATIVE_SCAN_MODES)}, got {iterative_scan!r}")
+            raise InputError(f"iterative_scan must be one of {', '.join(ITERATIVE_SCAN_MODES)}, got {iterative_scan!r}")
         query, params = sqltext.dense_search(self.names, space, sp.dim, sp.half, q, f, k, pool)
         with self.connection() as conn, conn.transaction():
             # set_config with bound values: SET cannot take parameters (LlamaIndex's hnsw_kwargs bug under psycopg 3).
@@ -274,6 +287,6 @@ class SpaceOps:
 
 def _check_k(k: int, pool: int) -> None:
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
+        raise InputError(f"k must be a positive integer, got {k!r}")
     if isinstance(pool, bool) or not isinstance(pool, int) or pool < k:
-        raise ValueError(f"pool must be an integer >= k ({k}), got {pool!r}")
+        raise InputError(f"pool must be an integer >= k ({k}), got {pool!r}")

@@ -5,6 +5,9 @@
 0.0
 """
 
+# The registry with every built-in configuration: index-backed ones register on import of index_configs
+# (their heavy imports stay inside the factories), so configs itself never imports the module that uses it.
+from theorem_rag.eval import configs, index_configs  # noqa: F401
 from theorem_rag.eval.harness import EvalResult, Searcher, SetResult, evaluate, pool_sweep
 from theorem_rag.eval.metrics import PRIMARY_METRIC, score_ranking
 from theorem_rag.eval.queries import Query, QueryFileError, load_queries

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
+from theorem_rag.errors import InputError
 from theorem_rag.records import Theorem
 
 _ARG_DROPPED = re.compile(r"\\(?:begin|end|label)\s*\{[^}]*\}")
@@ -78,7 +79,7 @@ def tokenize_latex(text: str, stemmer: Callable[[list[str]], list[str]] | None =
 def statement_text(theorem: Theorem, field: str = "latex") -> str:
     """What BM25 indexes for a statement: its name and its body as written (``latex``) or macro-expanded (``text``)."""
     if field not in FIELDS:
-        raise ValueError(f"unknown field {field!r}; choose one of {', '.join(FIELDS)}")
+        raise InputError(f"unknown field {field!r}; choose one of {', '.join(FIELDS)}")
     body = theorem.body_latex if field == "latex" else theorem.text
     return f"{theorem.name}. {body}" if theorem.name else body
 
@@ -108,7 +109,7 @@ class BM25Searcher:
         except ImportError as e:
             raise ImportError('BM25Searcher needs bm25s: pip install "theorem-rag[eval]"') from e
         if field not in FIELDS:
-            raise ValueError(f"unknown field {field!r}; choose one of {', '.join(FIELDS)}")
+            raise InputError(f"unknown field {field!r}; choose one of {', '.join(FIELDS)}")
         self.field = field
         self.name = name or f"bm25-{field}"
         self.stemmer = default_stemmer() if stemmer == "default" else stemmer
@@ -130,7 +131,7 @@ class BM25Searcher:
         clash = [t.id for t in new if t.id in self._theorems]
         dupes = len({t.id for t in new}) != len(new)
         if clash or dupes:
-            raise ValueError(f"theorem ids already indexed or repeated: {(clash or [t.id for t in new])[:5]}")
+            raise InputError(f"theorem ids already indexed or repeated: {(clash or [t.id for t in new])[:5]}")
         self._theorems.update((t.id, t) for t in new)
         self._rebuild()
 

@@ -15,19 +15,19 @@ True
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from theorem_rag.errors import InputError
 from theorem_rag.records import Document, Hit, Theorem
 
 Factory = Callable[[Any, "EvalContext"], Any]
 
 
-class UnknownConfigError(ValueError):
+class UnknownConfigError(InputError):
     """A configuration name nobody registered; the message lists the ones available."""
 
 
@@ -164,43 +164,13 @@ def extra_records(targets: Iterable[Any], theorems: Sequence[Theorem]) -> Iterat
             target.remove_records(ids)
 
 
-def read_theorems(path: str | Path) -> list[Theorem]:
-    """Theorem records from JSON Lines (one ``Theorem.to_dict()`` per line); bad lines raise with ``file:line``."""
-    return _read_jsonl(path, Theorem.from_dict)
-
-
-def read_documents(path: str | Path) -> dict[str, Document]:
-    """Document records from JSON Lines, keyed by id."""
-    return {d.id: d for d in _read_jsonl(path, Document.from_dict)}
-
-
 def load_context(records_dir: str | Path) -> EvalContext:
-    """The corpus of a records folder (``theorems.jsonl``, optional ``documents.jsonl``)."""
-    records_dir = Path(records_dir)
-    theorems_path = records_dir / "theorems.jsonl"
-    if not theorems_path.is_file():
-        raise FileNotFoundError(f"{theorems_path} not found: build the records first (theorem-rag corpus ...)")
-    documents_path = records_dir / "documents.jsonl"
-    documents = read_documents(documents_path) if documents_path.is_file() else {}
-    return EvalContext(theorems=read_theorems(theorems_path), documents=documents)
+    """The corpus of a records folder (``theorems.jsonl`` or ``.parquet``, optional documents), read strictly by
+    :func:`theorem_rag.record_files.read_records`: a bad row is an error naming its file and line."""
+    from theorem_rag.record_files import read_records
 
-
-def _read_jsonl(path: str | Path, build: Callable[[dict], Any]) -> list[Any]:
-    rows = []
-    seen: set[str] = set()
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = build(json.loads(line))
-            except (ValueError, TypeError, AttributeError) as e:
-                raise ValueError(f"{path}:{lineno}: {e}") from e
-            if row.id in seen:
-                raise ValueError(f"{path}:{lineno}: duplicate id {row.id!r}")
-            seen.add(row.id)
-            rows.append(row)
-    return rows
+    records = read_records(records_dir)
+    return EvalContext(theorems=records.theorems, documents={d.id: d for d in records.documents})
 
 
 def merge_doc_of(base: Mapping[str, str], extra: Iterable[Theorem]) -> dict[str, str]:
@@ -208,7 +178,3 @@ def merge_doc_of(base: Mapping[str, str], extra: Iterable[Theorem]) -> dict[str,
     out = dict(base)
     out.update((t.id, t.doc_id) for t in extra)
     return out
-
-
-# Index-backed configurations register themselves on import (their heavy imports stay inside the factories).
-from theorem_rag.eval import index_configs  # noqa: E402,F401

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from theorem_rag.errors import InputError
 from theorem_rag.eval import metrics
 from theorem_rag.eval.queries import Query
 
@@ -102,11 +103,6 @@ class EvalResult:
             out["per_query"] = [asdict(q) for q in self.per_query]
         return out
 
-    def to_markdown(self) -> str:
-        from theorem_rag.eval.report import markdown_report
-
-        return markdown_report(self)
-
 
 def evaluate(
     query_sets: Mapping[str, Sequence[Query]],
@@ -123,10 +119,10 @@ def evaluate(
     ks = tuple(sorted(set(ks)))
     metrics._check_ks(ks)
     if not searchers:
-        raise ValueError("no searcher to evaluate")
+        raise InputError("no searcher to evaluate")
     empty = [name for name, queries in query_sets.items() if not queries]
     if empty:
-        raise ValueError(f"query set(s) without queries: {', '.join(empty)}")
+        raise InputError(f"query set(s) without queries: {', '.join(empty)}")
     results: dict[str, dict[str, SetResult]] = {}
     per_query: list[QueryResult] = []
     for config, searcher in searchers.items():
@@ -230,7 +226,7 @@ def pool_sweep(
     [0.3333333333333333, 1.0]
     """
     if not queries:
-        raise ValueError("pool_sweep needs at least one query")
+        raise InputError("pool_sweep needs at least one query")
     truth = exact.search_batch(list(queries), k)
     rows = []
     for pool in pools:

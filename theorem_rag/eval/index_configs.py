@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from theorem_rag.errors import InputError
 from theorem_rag.eval.configs import EvalContext, RetrieverSearcher, register_config
 from theorem_rag.records import Theorem
 
@@ -32,17 +33,19 @@ class EvalIndex:
         self._searches: dict[tuple, Any] = {}
 
     def search(self, field: str, *, hybrid: bool, reranker: Any = None, extra_fields: tuple[str, ...] = ()) -> Any:
-        """A TheoremSearch over the space of ``field`` (built once per combination), fusing ``extra_fields``."""
-        from theorem_rag.search import TheoremSearch, space_name
+        """A TheoremSearch over the space of ``field`` (built once per combination), fusing ``extra_fields``.
+
+        Built by :meth:`TheoremSearch.with_options` from the settings' search, so every other option (pool,
+        ef_search, k, max_k, ...) is the one the CLI, the API and the app use.
+        """
+        from theorem_rag.db.names import space_name
 
         key = (field, hybrid, reranker is not None, extra_fields)
         if key not in self._searches:
-            s = self.settings
-            self._searches[key] = TheoremSearch(
-                self.base.store, self.base.embedder, space=space_name(s.embed_model, field), k=s.k, max_k=s.max_k,
-                pool=s.candidate_pool, ef_search=s.ef_search, iterative_scan=s.iterative_scan, hybrid=hybrid,
-                rrf_k=s.rrf_k, reranker=reranker, max_query_chars=s.max_query_chars,
-                extra_spaces=[space_name(s.embed_model, f) for f in extra_fields],
+            model = self.settings.embed_model
+            self._searches[key] = self.base.with_options(
+                space=space_name(model, field), hybrid=hybrid, reranker=reranker,
+                extra_spaces=tuple(space_name(model, f) for f in extra_fields),
             )  # fmt: skip
         return self._searches[key]
 
@@ -53,7 +56,7 @@ class EvalIndex:
         theorems = list(theorems)
         clash = self.base.store.get_theorems([t.id for t in theorems])
         if clash:
-            raise ValueError(f"extra records reuse ids already in the index: {', '.join(sorted(clash)[:5])}")
+            raise InputError(f"extra records reuse ids already in the index: {', '.join(sorted(clash)[:5])}")
         for space in self.base.store.spaces():
             build_index(self.base.store, self.base.embedder, theorems, writer=OfflineSloganWriter(),
                         space=space.name, field=space.field, progress=False, build_hnsw=False)  # fmt: skip
@@ -98,8 +101,8 @@ def _hybrid_plus_latex(settings: Any, context: EvalContext) -> Any:
 def _hybrid_rerank(settings: Any, context: EvalContext) -> Any:
     from theorem_rag.retrieval.rerank import build_reranker
 
-    reranker = build_reranker(settings.reranker)
+    reranker = build_reranker(settings.reranker, api_base=settings.llm_api_base)
     if reranker is None:
-        raise ValueError("hybrid+rerank needs a reranker: set THEOREM_RAG_RERANKER (cross-encoder:<model> or llm:<model>)")
+        raise InputError("hybrid+rerank needs a reranker: set THEOREM_RAG_RERANKER (cross-encoder:<model> or llm:<model>)")
     return RetrieverSearcher("hybrid+rerank", _index(context, "hybrid+rerank").search(settings.embed_field, hybrid=True,
                                                                                      reranker=reranker))  # fmt: skip

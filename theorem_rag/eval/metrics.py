@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
+from theorem_rag.errors import InputError
+
 METRICS = ("hit", "mrr", "recall")
 DEFAULT_KS = (1, 5, 10, 20)
 PRIMARY_METRIC = "hit@20"
@@ -158,7 +160,7 @@ def mean_scores(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
 
 def _check_ks(ks: Sequence[int]) -> None:
     if not ks or any(not isinstance(k, int) or k < 1 for k in ks):
-        raise ValueError(f"ks must be positive integers, got {list(ks)!r}")
+        raise InputError(f"ks must be positive integers, got {list(ks)!r}")
 
 
 def overlap_at_k(approx: Sequence[str], exact: Sequence[str], k: int) -> float:

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from theorem_rag.errors import InputError
 from theorem_rag.records import Theorem
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ def project_2d(vectors: Any, method: str = "pca", seed: int = 0) -> Any:
     if method == "tsne":
         perplexity = min(30.0, (len(x) - 1) / 3)
         return TSNE(n_components=2, perplexity=perplexity, init="pca", random_state=seed).fit_transform(x)
-    raise ValueError(f"unknown projection {method!r}; choose 'pca' or 'tsne'")
+    raise InputError(f"unknown projection {method!r}; choose 'pca' or 'tsne'")
 
 
 def plot_embedding_map(

@@ -18,10 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from theorem_rag.errors import InputError
+
 _FIELDS = {"id", "query", "relevant", "relevant_papers", "exclude"}
 
 
-class QueryFileError(ValueError):
+class QueryFileError(InputError):
     """A query file that cannot be read as a query set; the message names the file and line."""
 
 
@@ -41,22 +43,22 @@ class Query:
 
 
 def parse_query(obj: Any) -> Query:
-    """Validate one decoded JSON line and build a :class:`Query`; raises ValueError saying what is wrong.
+    """Validate one decoded JSON line and build a :class:`Query`; raises InputError saying what is wrong.
 
     >>> parse_query({"id": "q", "query": "x", "relevant": ["a"], "exclude": ["b"]}).exclude
     ('b',)
     """
     if not isinstance(obj, dict):
-        raise ValueError(f"expected a JSON object, got {type(obj).__name__}")
+        raise InputError(f"expected a JSON object, got {type(obj).__name__}")
     unknown = set(obj) - _FIELDS
     if unknown:
-        raise ValueError(f"unknown field(s) {sorted(unknown)}; allowed: {sorted(_FIELDS)}")
+        raise InputError(f"unknown field(s) {sorted(unknown)}; allowed: {sorted(_FIELDS)}")
     for name in ("id", "query"):
         if not isinstance(obj.get(name), str) or not obj[name].strip():
-            raise ValueError(f"field {name!r} must be a non-empty string")
+            raise InputError(f"field {name!r} must be a non-empty string")
     lists = {name: _id_list(obj, name) for name in ("relevant", "relevant_papers", "exclude")}
     if not lists["relevant"]:
-        raise ValueError("field 'relevant' must list at least one theorem id")
+        raise InputError("field 'relevant' must list at least one theorem id")
     return Query(id=obj["id"], query=obj["query"], **lists)
 
 
@@ -79,7 +81,7 @@ def load_queries(path: str | Path) -> list[Query]:
             query = parse_query(json.loads(line))
         except json.JSONDecodeError as e:
             raise QueryFileError(f"{path}:{lineno}: not valid JSON: {e.msg}") from e
-        except ValueError as e:
+        except InputError as e:
             raise QueryFileError(f"{path}:{lineno}: {e}") from e
         if query.id in seen:
             raise QueryFileError(f"{path}:{lineno}: duplicate query id {query.id!r} (first on line {seen[query.id]})")
@@ -103,5 +105,5 @@ def query_set_name(path: str | Path) -> str:
 def _id_list(obj: dict, name: str) -> tuple[str, ...]:
     value = obj.get(name, [])
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise ValueError(f"field {name!r} must be a list of non-empty strings")
+        raise InputError(f"field {name!r} must be a list of non-empty strings")
     return tuple(dict.fromkeys(value))

@@ -2,8 +2,10 @@
 
 Tools: ``search_theorems`` (query, k, sources, kinds, papers, years, paper level), ``get_theorem`` and
 ``get_paper``. Results are structured (the JSON schema of :mod:`theorem_rag.wire`) and carry ids,
-statements, slogans, links and a citation line, so an agent can cite what it found. Bad input and unknown ids
-come back as tool errors with a message; the server keeps serving.
+statements, slogans, links and a citation line, so an agent can cite what it found. Bad input
+(:class:`~theorem_rag.errors.InputError`) and unknown ids come back as tool errors with a message; any other
+exception is an internal error: the SDK logs it and tells the client only that the tool failed. The server keeps
+serving.
 
 >>> server = build_server(TheoremSearch.from_settings())   # doctest: +SKIP
 >>> server.run("stdio")                                     # doctest: +SKIP
@@ -22,6 +24,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the MCP server needs the mcp SDK: pip install "theorem-rag[api]"') from err
 from pydantic import Field
 
+from theorem_rag.errors import InputError
 from theorem_rag.wire import (
     DocumentOut, HitOut, PaperHitOut, PaperOut, SearchResponse, TheoremOut, TheoremSummary,
 )  # fmt: skip
@@ -36,13 +39,14 @@ INSTRUCTIONS = (
 
 
 def _guarded(fn: Callable[[], T]) -> T:
-    """Run a search call, turning the errors callers can act on into tool errors with a clear message."""
+    """Run a search call, turning the errors callers can act on into tool errors with a clear message; any other
+    exception propagates, and the SDK reports it as an internal error without its text."""
     from theorem_rag.db.store import StoreUnavailable
     from theorem_rag.search import IndexNotBuilt
 
     try:
         return fn()
-    except (ValueError, IndexNotBuilt) as err:
+    except (InputError, IndexNotBuilt) as err:
         raise ToolError(str(err)) from err
     except StoreUnavailable as err:
         raise ToolError("the database is unavailable; retry shortly") from err

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from theorem_rag.errors import InputError
+
 
 def reciprocal_rank_fusion(
     rankings: Sequence[Sequence[str]], k: int = 60, weights: Sequence[float] | None = None
@@ -21,13 +23,13 @@ def reciprocal_rank_fusion(
     'y'
     """
     if k < 0:
-        raise ValueError(f"rrf k must be >= 0, got {k}")
+        raise InputError(f"rrf k must be >= 0, got {k}")
     if weights is None:
         weights = [1.0] * len(rankings)
     if len(weights) != len(rankings):
         raise ValueError(f"{len(weights)} weights for {len(rankings)} rankings")
     if any(w < 0 for w in weights):
-        raise ValueError("rrf weights must be >= 0")
+        raise InputError("rrf weights must be >= 0")
     scores: dict[str, float] = {}
     order: dict[str, int] = {}
     for ranking, weight in zip(rankings, weights):

@@ -16,6 +16,9 @@ import os
 import re
 from typing import Any
 
+from theorem_rag.errors import InputError
+from theorem_rag.slogans.latex_text import prompt_text
+
 log = logging.getLogger(__name__)
 _INDEX_EXTRA = 'pip install "theorem-rag[index]"'
 
@@ -48,7 +51,7 @@ def parse_ranking(answer: str, n: int) -> list[int]:
 
 def rerank_messages(query: str, passages: list[str], max_chars: int = 600) -> list[dict[str, str]]:
     """Chat messages asking an LLM to order numbered candidates by relevance to ``query`` (pure)."""
-    listing = "\n".join(f"[{i + 1}] {' '.join(p.split())[:max_chars]}" for i, p in enumerate(passages))
+    listing = "\n".join(f"[{i + 1}] {prompt_text(p, max_chars)}" for i, p in enumerate(passages))
     return [
         {
             "role": "system",
@@ -69,28 +72,36 @@ _CLASSES: dict[str, type] = {}
 def _classes() -> dict[str, type]:
     if _CLASSES:
         return _CLASSES
-    from pydantic import Field, PrivateAttr
+    from pydantic import Field
 
     base = _base()
 
-    class CrossEncoderReranker(base):  # type: ignore[misc, valid-type]
-        """Rescore candidates with a sentence-transformers ``CrossEncoder`` (a local name or path) and keep ``top_n``.
+    try:
+        from llama_index.core.postprocessor import SentenceTransformerRerank
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError(f"rerankers need llama-index-core: {_INDEX_EXTRA}") from e
 
-        >>> CrossEncoderReranker(model="/models/ms-marco-MiniLM-L-6-v2", top_n=10)   # doctest: +SKIP
+    class CrossEncoderReranker(SentenceTransformerRerank):
+        """LlamaIndex's ``SentenceTransformerRerank`` (scoring, order, callback events), loaded lazily and locally.
+
+        Its own constructor would load the model at once, with ``trust_remote_code`` and permission to download;
+        here the model loads on first use, only from this machine, and a missing one is a clear error.
+
+        >>> CrossEncoderReranker(model="/models/ms-marco-MiniLM-L-6-v2", top_n=10).top_n
+        10
         """
 
-        model: str = Field(description="CrossEncoder model name or local path.")
-        top_n: int = Field(10, description="How many nodes to keep.")
-        device: str = Field("cpu", description="torch device.")
-        batch_size: int = Field(32, description="Pairs scored per batch.")
-        _encoder: Any = PrivateAttr(default=None)
+        def __init__(self, model: str, top_n: int = 100, device: str = "cpu") -> None:
+            super(SentenceTransformerRerank, self).__init__(model=model, top_n=top_n, device=device,
+                                                            keep_retrieval_score=False, trust_remote_code=False)
+            self._model = None
 
         @classmethod
         def class_name(cls) -> str:
             return "CrossEncoderReranker"
 
         def load(self) -> Any:
-            if self._encoder is None:
+            if self._model is None:
                 try:
                     from sentence_transformers import CrossEncoder
                 except ImportError as e:
@@ -98,30 +109,24 @@ def _classes() -> dict[str, type]:
                                       'pip install "theorem-rag[models]"') from e
                 os.environ["HF_HUB_OFFLINE"] = "1"
                 try:
-                    self._encoder = CrossEncoder(self.model, device=self.device, local_files_only=True)
+                    self._model = CrossEncoder(self.model, device=self.device, local_files_only=True)
                 except OSError as e:
                     raise RuntimeError(
                         f"cross-encoder {self.model!r} is not available locally. No cross-encoder with bundled "
                         "weights exists on PyPI and nothing is downloaded at run time: put the model on this "
                         "machine (a local path or the Hugging Face cache) and name it in THEOREM_RAG_RERANKER"
                     ) from e
-            return self._encoder
+            return self._model
 
         def _postprocess_nodes(self, nodes: list, query_bundle: Any = None) -> list:
-            if query_bundle is None:
-                raise ValueError("the cross-encoder reranker needs the query")
-            if not nodes:
-                return []
-            from llama_index.core.schema import NodeWithScore
+            if nodes and query_bundle is not None:
+                self.load()
+            return super()._postprocess_nodes(nodes, query_bundle)
 
-            scores = self.load().predict(
-                [(query_bundle.query_str, _node_text(n)) for n in nodes],
-                batch_size=self.batch_size,
-                show_progress_bar=False,
-            )
-            ranked = sorted(zip(nodes, scores), key=lambda pair: -float(pair[1]))[: self.top_n]
-            return [NodeWithScore(node=n.node, score=float(s)) for n, s in ranked]
-
+    # Not LlamaIndex's LLMRerank: it drops every candidate the model does not name (a terse answer shrinks the
+    # result below k), raises on a malformed answer or a network error (search must then keep the retrieval
+    # order), scores batches of 10 separately and sorts them on one scale, and needs a LlamaIndex LLM class per
+    # provider; this one calls litellm directly, as the slogan writer does, and keeps every candidate.
     class LLMReranker(base):  # type: ignore[misc, valid-type]
         """Ask an LLM (through litellm) to order the candidates; on any failure keep the input order, with a warning.
 
@@ -130,7 +135,7 @@ def _classes() -> dict[str, type]:
         """
 
         model: str = Field(description="litellm model name.")
-        top_n: int = Field(10, description="How many nodes to keep.")
+        top_n: int = Field(100, description="How many nodes to keep.")
         api_base: str | None = Field(None, description="Base URL of an OpenAI-compatible server.")
         max_candidates: int = Field(20, description="Only the first candidates are shown to the model.")
         timeout: float = Field(60.0, description="Seconds to wait for the model.")
@@ -181,15 +186,18 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-def build_reranker(spec: str | None, *, top_n: int = 10, api_base: str | None = None) -> Any:
-    """The reranker a spec names: ``None``/``""`` (none), ``cross-encoder:<name or path>`` or ``llm:<litellm model>``."""
+def build_reranker(spec: str | None, *, top_n: int = 100, api_base: str | None = None) -> Any:
+    """The reranker a spec names: ``None``/``""`` (none), ``cross-encoder:<name or path>`` or ``llm:<litellm model>``.
+
+    ``top_n`` only bounds what a direct ``postprocess_nodes`` call keeps; the retriever cuts to its own ``k``.
+    """
     if not spec:
         return None
     kind, sep, target = spec.partition(":")
     if not sep or not target.strip():
-        raise ValueError(f"reranker spec must be 'cross-encoder:<model>' or 'llm:<model>', not {spec!r}")
+        raise InputError(f"reranker spec must be 'cross-encoder:<model>' or 'llm:<model>', not {spec!r}")
     if kind == "cross-encoder":
         return _classes()["CrossEncoderReranker"](model=target.strip(), top_n=top_n)
     if kind == "llm":
         return _classes()["LLMReranker"](model=target.strip(), top_n=top_n, api_base=api_base)
-    raise ValueError(f"unknown reranker kind {kind!r}: use 'cross-encoder:<model>' or 'llm:<model>'")
+    raise InputError(f"unknown reranker kind {kind!r}: use 'cross-encoder:<model>' or 'llm:<model>'")

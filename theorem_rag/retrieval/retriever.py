@@ -1,8 +1,9 @@
 """``TheoremRetriever``: LlamaIndex retriever over a :class:`~theorem_rag.db.store.TheoremStore`.
 
 Dense search (Hamming pool re-ranked by cosine) and full-text search, fused by reciprocal rank fusion; keyword
-queries of at most three words lean on the full-text side. Rerankers are LlamaIndex node postprocessors applied
-to what this returns.
+queries of at most three words lean on the full-text side. An optional reranker (a LlamaIndex node postprocessor)
+reorders the fused candidates inside the retriever, so ``TheoremSearch.search``, ``as_retriever()`` and the agent
+tools, which all go through :meth:`TheoremRetriever.search` or ``retrieve``, rank alike.
 
 >>> retriever = TheoremRetriever(store, embed_model, space="minilm_slogan", k=5)   # doctest: +SKIP
 >>> [n.node.metadata["name"] for n in retriever.retrieve("Nakayama lemma")]        # doctest: +SKIP
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 try:
@@ -21,16 +23,19 @@ except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('TheoremRetriever needs LlamaIndex: pip install "theorem-rag[index]"') from err
 
 from theorem_rag.db.sqltext import EXACT_NAME_BOOST
-from theorem_rag.records import Hit, PaperHit
+from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
-from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
 from theorem_rag.query import is_short_query, validate_query
+from theorem_rag.records import Hit, PaperHit
+from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
 
 # Weight of the full-text ranking in the fusion (dense weight 1): keyword queries ("Zorn lemma") are where slogan
 # embeddings are weakest and names/terms match exactly. Long queries are scored by the IDF of their rare words, as
 # good as the dense side on the dev sets (benchmarks/results/), so they weigh the same.
 LEXICAL_WEIGHT_SHORT = 1.5
 LEXICAL_WEIGHT_LONG = 1.0
+# What LlamaIndex's BaseRetriever itself takes; with_options passes them on.
+_BASE_OPTIONS = ("callback_manager", "object_map", "objects", "verbose")
 
 
 def hit_to_node(hit: Hit) -> NodeWithScore:
@@ -54,6 +59,8 @@ class TheoremRetriever(BaseRetriever):
     ``embed_model`` is any LlamaIndex ``BaseEmbedding``; ``space`` names the vector space the query is compared
     with (its model must be the embed model's). ``hybrid=False`` gives the dense ranking alone; ``extra_spaces``
     (same model, other fields, e.g. the LaTeX beside the slogans) add their dense rankings to the fusion.
+    ``reranker`` (a ``BaseNodePostprocessor``) reorders the best ``min(3 k, rerank_depth)`` fused candidates
+    (at least ``k``) before the cut to ``k``; its own ``top_n`` never caps the result.
     """
 
     def __init__(
@@ -72,31 +79,74 @@ class TheoremRetriever(BaseRetriever):
         depth: int = 50,
         lexical_weights: tuple[float, float] = (LEXICAL_WEIGHT_SHORT, LEXICAL_WEIGHT_LONG),
         extra_spaces: Sequence[str] = (),
+        reranker: Any = None,
+        rerank_depth: int = 100,
         **kwargs: Any,
     ) -> None:
-        if k < 1 or pool < k:
-            raise ValueError(f"need 1 <= k <= pool, got k={k}, pool={pool}")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1 or pool < k:
+            raise InputError(f"need 1 <= k <= pool, got k={k!r}, pool={pool!r}")
         self.store, self.embed_model, self.space = store, embed_model, space
         self.k, self.pool, self.ef_search, self.iterative_scan = k, pool, ef_search, iterative_scan
         self.hybrid, self.rrf_k, self.depth, self.lexical_weights = hybrid, rrf_k, depth, lexical_weights
         self.filters = Filters.from_mapping(filters)
         self.extra_spaces = tuple(extra_spaces)
         self.max_query_chars = max_query_chars
+        self.reranker, self.rerank_depth = reranker, rerank_depth
         super().__init__(**kwargs)
 
-    @classmethod
-    def from_settings(cls, store: Any, embed_model: Any, space: str, settings: Any, **kwargs: Any) -> TheoremRetriever:
-        """Build from a ``Settings`` object (k, candidate_pool, ef_search, iterative_scan, hybrid, rrf_k, ...)."""
-        return cls(
-            store, embed_model, space, k=settings.k, pool=max(settings.candidate_pool, settings.k),
-            ef_search=settings.ef_search, iterative_scan=settings.iterative_scan, hybrid=settings.hybrid,
-            rrf_k=settings.rrf_k, max_query_chars=settings.max_query_chars, **kwargs,
+    def options(self) -> dict[str, Any]:
+        """Every ranking option of this retriever, as keyword arguments of the constructor."""
+        return dict(
+            k=self.k, pool=self.pool, ef_search=self.ef_search, iterative_scan=self.iterative_scan, hybrid=self.hybrid,
+            rrf_k=self.rrf_k, filters=self.filters, max_query_chars=self.max_query_chars, depth=self.depth,
+            lexical_weights=self.lexical_weights, extra_spaces=self.extra_spaces, reranker=self.reranker,
+            rerank_depth=self.rerank_depth,
         )  # fmt: skip
+
+    def with_options(self, **overrides: Any) -> TheoremRetriever:
+        """A retriever over the same store and space with some options changed and every other one kept.
+
+        >>> retriever.with_options(k=20).extra_spaces == retriever.extra_spaces   # doctest: +SKIP
+        True
+        """
+        unknown = sorted(set(overrides) - set(self.options()) - {"space", *_BASE_OPTIONS})
+        if unknown:
+            raise InputError(f"unknown retriever option(s) {', '.join(unknown)}; known: {', '.join(self.options())}")
+        space = overrides.pop("space", self.space)
+        base = {"callback_manager": self.callback_manager, "verbose": self._verbose}
+        return TheoremRetriever(self.store, self.embed_model, space, **{**base, **self.options(), **overrides})
 
     def search(self, query: str, k: int | None = None, filters: Filters | Mapping[str, Any] | None = None) -> list[Hit]:
         """Hits (with theorem records) for a query string; ``filters`` replace the retriever's default filters."""
         text = validate_query(query, self.max_query_chars)
-        return self._search(text, None, k or self.k, Filters.from_mapping(filters) if filters is not None else self.filters)
+        return self._ranked(text, None, k or self.k, self._filters(filters))
+
+    def _filters(self, filters: Filters | Mapping[str, Any] | None) -> Filters:
+        """Filters given for one call replace the retriever's default ones."""
+        return Filters.from_mapping(filters) if filters is not None else self.filters
+
+    def _ranked(self, text: str, embedding: list[float] | None, k: int, filters: Filters) -> list[Hit]:
+        """The final ranking: the fused candidates, reranked when a reranker is set, cut to ``k``."""
+        if self.reranker is None:
+            return self._search(text, embedding, k, filters)
+        hits = self._search(text, embedding, max(k, min(3 * k, self.rerank_depth)), filters)
+        return self._rerank(text, hits)[:k]
+
+    def _rerank(self, text: str, hits: list[Hit]) -> list[Hit]:
+        nodes = [hit_to_node(h) for h in hits]
+        reranker = self.reranker
+        if getattr(reranker, "top_n", len(nodes)) < len(nodes):
+            # The cut to k happens in _ranked: a reranker built with a smaller top_n must not cap the result. A
+            # copy per call (not a change to the shared one, which other threads use); loaded first, so the copy
+            # shares the model instead of loading its own.
+            if callable(getattr(reranker, "load", None)):
+                reranker.load()
+            reranker = reranker.model_copy(update={"top_n": len(nodes)})
+        by_id = {h.theorem_id: h for h in hits}
+        ranked = reranker.postprocess_nodes(nodes, query_bundle=QueryBundle(text))
+        return [
+            replace(by_id[n.node.node_id], score=float(n.score or 0.0), rank=i) for i, n in enumerate(ranked, 1)
+        ]
 
     def _search(self, text: str, embedding: list[float] | None, k: int, filters: Filters) -> list[Hit]:
         if embedding is None:
@@ -133,7 +183,7 @@ class TheoremRetriever(BaseRetriever):
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         text = validate_query(query_bundle.query_str, self.max_query_chars)
-        return [hit_to_node(h) for h in self._search(text, query_bundle.embedding, self.k, self.filters)]
+        return [hit_to_node(h) for h in self._ranked(text, query_bundle.embedding, self.k, self.filters)]
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         # psycopg's pool is synchronous; a worker thread keeps the event loop free.
@@ -145,9 +195,10 @@ class TheoremRetriever(BaseRetriever):
         """Paper-level search: statements grouped by document, a paper scored by its best few statements.
 
         ``score = s1 + s2/2 + s3/4 + ...`` over its top ``per_paper`` statement scores: one strong match dominates,
-        several good ones break ties between papers.
+        several good ones break ties between papers. Statements are ranked without the reranker.
         """
-        hits = self.search(query, k=statements, filters=filters)
+        text = validate_query(query, self.max_query_chars)
+        hits = self._search(text, None, statements, self._filters(filters))
         groups: dict[str, list[Hit]] = {}
         for h in hits:
             groups.setdefault(h.doc_id or "", []).append(h)

@@ -28,15 +28,17 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('TheoremVectorStore needs LlamaIndex: pip install "theorem-rag[index]"') from err
 
-from theorem_rag.records import Theorem
+from theorem_rag.embed import embed_hash
+from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
+from theorem_rag.records import Theorem
 from theorem_rag.retrieval.retriever import hit_to_node
 
 _LIST_KEYS = {"source": "source", "kind": "kind", "doc_id": "doc_id", "paper": "doc_id"}
 
 
 def metadata_filters_to_filters(filters: MetadataFilters | None) -> Filters:
-    """Map LlamaIndex ``MetadataFilters`` onto :class:`Filters`; what cannot be expressed is a clear ValueError.
+    """Map LlamaIndex ``MetadataFilters`` onto :class:`Filters`; what cannot be expressed is a clear InputError.
 
     Supported: ``==`` / ``in`` on source, kind, doc_id (paper); ``==``, ``>=``, ``<=``, ``>``, ``<`` on year;
     conditions joined by AND.
@@ -44,11 +46,11 @@ def metadata_filters_to_filters(filters: MetadataFilters | None) -> Filters:
     if filters is None or not filters.filters:
         return Filters()
     if filters.condition not in (None, FilterCondition.AND):
-        raise ValueError(f"only AND-joined filters are supported, got {filters.condition}")
+        raise InputError(f"only AND-joined filters are supported, got {filters.condition}")
     values: dict[str, Any] = {}
     for f in filters.filters:
         if isinstance(f, MetadataFilters):
-            raise ValueError("nested MetadataFilters are not supported")
+            raise InputError("nested MetadataFilters are not supported")
         if f.key in _LIST_KEYS and f.operator in (FilterOperator.EQ, FilterOperator.IN):
             new = [f.value] if f.operator == FilterOperator.EQ else list(f.value)
             key = _LIST_KEYS[f.key]
@@ -64,7 +66,7 @@ def metadata_filters_to_filters(filters: MetadataFilters | None) -> Filters:
             hi = f.value - (1 if f.operator == FilterOperator.LT else 0)
             values["year_max"] = min(hi, values.get("year_max", hi))
         else:
-            raise ValueError(
+            raise InputError(
                 f"unsupported filter {f.key!r} {f.operator.value!r}; supported: source/kind/doc_id with == or in, "
                 "year with ==, >=, <=, >, <"
             )
@@ -97,23 +99,25 @@ class TheoremVectorStore(BasePydanticVectorStore):
 
         A node's metadata holds either the full record (``record``: ``Theorem.to_dict()``, as ingestion does) or at
         least ``source`` and ``kind`` (then the node text is the statement). A stored, unchanged record is not
-        rewritten; a ``slogan`` in the metadata is stored with it.
+        rewritten; a ``slogan`` in the metadata is stored with it. Each vector is stored under the metadata's
+        ``embed_hash`` (what ingestion embedded), else the hash of the node text.
         """
         theorems, vectors = [], []
+        hashes = [(n.metadata or {}).get("embed_hash") or embed_hash(n.get_content()) for n in nodes]
         for node in nodes:
             meta = node.metadata or {}
             if node.embedding is None:
-                raise ValueError(f"node {node.node_id!r} has no embedding")
+                raise InputError(f"node {node.node_id!r} has no embedding")
             if isinstance(meta.get("record"), dict):
                 # The full record (what ingestion attaches): the node text is what was embedded, e.g. a slogan.
                 theorems.append(Theorem.from_dict(meta["record"]))
                 if theorems[-1].id != node.node_id:
-                    raise ValueError(f"node {node.node_id!r} carries the record of {theorems[-1].id!r}")
+                    raise InputError(f"node {node.node_id!r} carries the record of {theorems[-1].id!r}")
                 vectors.append(node.embedding)
                 continue
             missing = [k for k in ("source", "kind") if not meta.get(k)]
             if missing:
-                raise ValueError(f"node {node.node_id!r} lacks metadata: {', '.join(missing)} (or a full 'record')")
+                raise InputError(f"node {node.node_id!r} lacks metadata: {', '.join(missing)} (or a full 'record')")
             theorems.append(
                 Theorem(
                     id=node.node_id, source=meta["source"], kind=meta["kind"],
@@ -126,7 +130,7 @@ class TheoremVectorStore(BasePydanticVectorStore):
         slogans = {n.node_id: n.metadata["slogan"] for n in nodes if (n.metadata or {}).get("slogan")}
         self._store.upsert_theorems(theorems, slogans=slogans or None)
         if theorems:
-            self._store.write_vectors(self.space, [t.id for t in theorems], vectors)
+            self._store.write_vectors(self.space, [t.id for t in theorems], vectors, hashes=hashes)
         return [t.id for t in theorems]
 
     def delete(self, ref_doc_id: str, **delete_kwargs: Any) -> None:
@@ -135,9 +139,9 @@ class TheoremVectorStore(BasePydanticVectorStore):
 
     def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
         if query.mode != VectorStoreQueryMode.DEFAULT:
-            raise ValueError(f"query mode {query.mode.value!r} is not supported; use TheoremRetriever for hybrid search")
+            raise InputError(f"query mode {query.mode.value!r} is not supported; use TheoremRetriever for hybrid search")
         if query.query_embedding is None:
-            raise ValueError("TheoremVectorStore.query needs query.query_embedding")
+            raise InputError("TheoremVectorStore.query needs query.query_embedding")
         filters = metadata_filters_to_filters(query.filters)
         if query.doc_ids:
             filters = Filters.from_mapping({**_as_mapping(filters), "doc_id": list(query.doc_ids)})

@@ -34,11 +34,20 @@ class SloganResult:
 
 @runtime_checkable
 class SloganWriter(Protocol):
-    """Writes slogans; ``name``, ``model`` and ``prompt_version`` key the cache, so change one when output changes."""
+    """Writes slogans; ``name``, ``model``, ``prompt_version`` and the hash of :meth:`inputs` key the cache.
+
+    Change ``prompt_version`` when the rules or the prompt change; :meth:`inputs` must return everything a
+    slogan is computed from, so that editing any of it (a macro, a label, an abstract) writes it again and
+    editing anything else does not.
+    """
 
     name: str
     model: str
     prompt_version: str
+
+    def inputs(self, theorem: Theorem, document: Document | None) -> tuple[str, ...]:
+        """The texts the slogan of ``theorem`` is computed from (``document`` is its paper, when known)."""
+        ...
 
     def write(
         self,

@@ -1,70 +1,84 @@
 """Where written slogans are kept so none is paid for twice: the key, the row and the cache protocol (pure).
 
-A slogan is keyed by what determines it: the statement's content hash, the writer, its prompt version and the
-model. The database implements :class:`SloganCache` over PostgreSQL; :class:`MemorySloganCache` serves tests.
+A slogan is keyed by what determines it: the hash of the writer's inputs for the statement (see
+:meth:`~theorem_rag.slogans.base.SloganWriter.inputs`), the writer, its prompt version and the model.
+:class:`SloganRow` is the one row type, in memory and in the database. Both caches keep the first row written
+under a key: a key names one slogan, so a second write (a rerun, a concurrent run) is a duplicate, never an update.
 
 >>> cache = MemorySloganCache()
->>> key = slogan_key("ab12", "offline", "offline-1", "rules")
->>> cache.put_many([SloganRow(key, "Flat base change.", "offline", "rules", "offline-1")])
->>> cache.get_many([key, "missing"]) == {key: "Flat base change."}
+>>> row = SloganRow("ab12", "offline", "offline-1", "rules", "Flat base change.")
+>>> cache.put_many([row])
+>>> cache.get_many([row.key, "missing"]) == {row.key: "Flat base change."}
 True
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from theorem_rag.records import digest
+
 
 def slogan_key(statement_hash: str, writer: str, prompt_version: str, model: str) -> str:
-    """A sha256 hex digest (first 40 digits) over the four parts that decide a slogan, NUL-separated so no two
-    tuples collide by concatenation. The database's cache computes the same key.
+    """The cache key (40 hex digits of :func:`~theorem_rag.records.digest`) over the four parts that decide a slogan.
 
     >>> len(slogan_key("ab12", "llm", "llm-1", "openai/gpt-4o-mini"))
     40
     """
-    h = hashlib.sha256()
-    for part in (statement_hash, writer, prompt_version, model):
-        h.update(part.encode("utf-8"))
-        h.update(b"\x00")
-    return h.hexdigest()[:40]
+    return digest(statement_hash, writer, prompt_version, model, length=40)
 
 
 @dataclass(frozen=True)
 class SloganRow:
-    """One cached slogan with who wrote it and what it cost."""
+    """One cached slogan: what it was written from, by whom, and what it cost.
 
-    key: str
-    slogan: str
+    ``statement_hash`` hashes the writer's inputs for the statement; ``key`` defaults to :func:`slogan_key` of
+    the four parts, and a key given that does not match them is refused, as is an empty slogan.
+
+    >>> SloganRow("h", "offline", "v1", "-", "Every PID is a UFD.").key == slogan_key("h", "offline", "v1", "-")
+    True
+    """
+
+    statement_hash: str
     writer: str
-    model: str
     prompt_version: str
-    statement_hash: str = ""
+    model: str
+    slogan: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    key: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.slogan, str) or not self.slogan.strip():
+            raise ValueError(f"empty slogan for statement {self.statement_hash!r}")
+        expected = slogan_key(self.statement_hash, self.writer, self.prompt_version, self.model)
+        if not self.key:
+            object.__setattr__(self, "key", expected)
+        elif self.key != expected:
+            raise ValueError(f"slogan key {self.key!r} does not match its parts")
 
 
 @runtime_checkable
 class SloganCache(Protocol):
-    """Slogans by key. ``put_many`` must be durable when it returns (commit); a key already present may be kept."""
+    """Slogans by key. ``put_many`` is durable when it returns (commit) and keeps the first row of a key."""
 
     def get_many(self, keys: Iterable[str]) -> dict[str, str]:
         """The cached slogans among ``keys``, as ``{key: slogan}``; missing keys are absent."""
         ...
 
     def put_many(self, rows: Sequence[SloganRow]) -> None:
-        """Store rows, replacing any with the same key."""
+        """Store rows; a key already present keeps its slogan (first write wins)."""
         ...
 
 
 class MemorySloganCache:
     """A :class:`SloganCache` in a dict, for tests and one-off runs.
 
-    >>> c = MemorySloganCache(); c.put_many([SloganRow("k", "s", "w", "m", "v")]); c.get_many(["k"])
-    {'k': 's'}
+    >>> c = MemorySloganCache(); c.put_many([SloganRow("h", "w", "v", "m", "s")]); list(c.get_many(c.rows).values())
+    ['s']
     """
 
     def __init__(self) -> None:
@@ -77,7 +91,7 @@ class MemorySloganCache:
     def put_many(self, rows: Sequence[SloganRow]) -> None:
         self.put_calls += 1
         for row in rows:
-            self.rows[row.key] = row
+            self.rows.setdefault(row.key, row)
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -94,21 +108,7 @@ class StoreSloganCache:
 
     def get_many(self, keys: Iterable[str]) -> dict[str, str]:
         found = self.store.cached_slogans(list(keys))  # type: ignore[attr-defined]
-        return {k: v.slogan for k, v in found.items()}
+        return {k: row.slogan for k, row in found.items()}
 
     def put_many(self, rows: Sequence[SloganRow]) -> None:
-        from theorem_rag.db.slogan_cache import CachedSlogan
-
-        if any(not r.statement_hash for r in rows):
-            raise ValueError("the database slogan cache needs each row's statement_hash")
-        # Passing key lets CachedSlogan check that both sides derive the same key from the same parts.
-        self.store.cache_slogans(  # type: ignore[attr-defined]
-            [
-                CachedSlogan(
-                    statement_hash=r.statement_hash, writer=r.writer, prompt_version=r.prompt_version, model=r.model,
-                    slogan=r.slogan, input_tokens=r.prompt_tokens, output_tokens=r.completion_tokens,
-                    cost=r.cost_usd, key=r.key,
-                )
-                for r in rows
-            ]
-        )
+        self.store.cache_slogans(rows)  # type: ignore[attr-defined]

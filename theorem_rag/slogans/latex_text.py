@@ -1,8 +1,15 @@
-"""Read LaTeX as plain English: the core of the offline slogan writer (pure).
+"""Read LaTeX as plain text: the project's one LaTeX-to-text path (pure).
 
 Commands become words (``\\cong`` -> "isomorphic to", ``\\Spec(R)`` -> "spectrum of R", ``\\mathcal{O}_X`` ->
 "structure sheaf of X"), formatting is dropped, cross-references and diagrams vanish, lists become clauses and
-the result is plain ASCII.
+the result is plain ASCII. The offline slogans and the clean-up of LLM slogans read math as words;
+:func:`prompt_text` (what the assistant and the LLM reranker show a model) reads the prose the same way and keeps
+the math as written, which a language model reads better than our words.
+
+Not pylatexenc's ``latex2text``: it renders math as Unicode symbols or verbatim, while the slogans need it read
+as English (``\\otimes_R`` -> "tensor over R", ``^{-1}`` -> "inverse"); its 2.x walker also leaves ``^`` and
+``_`` as plain characters, so a reader over its nodes would still parse scripts itself. plasTeX parses whole
+documents at corpus time (seconds per file, in a subprocess), too slow for a query-time prompt.
 
 >>> latex_to_text(r"Let $R \\to S$ be a ring map. Then $\\Spec(S) \\to \\Spec(R)$ is open (Lemma \\ref{lemma-x}).")
 'Let R to S be a ring map. Then spectrum of S to spectrum of R is open.'
@@ -37,7 +44,12 @@ _SILENT = frozenset(
     "negthinspace ignorespaces unskip footnotemark it bf rm sf tt em sl sc normalfont".split()
 )
 _DIAGRAMS = frozenset({"xymatrix", "diagram", "xy", "tikz", "begindc", "enddc"})
+_DISPLAY_ENVS = frozenset(("equation", "equation*", "align", "align*", "gather", "gather*", "multline", "multline*",
+                           "eqnarray", "eqnarray*", "displaymath", "math"))  # fmt: skip
 _REF = "\x00"
+# Math kept as written (prompt_text) waits behind a placeholder while the prose around it is tidied.
+_KEPT = re.compile("\x01(\\d+)\x02")
+_LABEL_IN_MATH = re.compile(r"\\(?:label|tag|nonumber|notag)\b(?:\{[^{}]*\})?")
 # Operators whose subscript is a base: M \otimes_R N is a tensor product over R, X \times_S Y a fibre product.
 # Scripts with a standard reading, keyed by the script's rendered words (\vee renders "or").
 _SCRIPT_WORDS = {("^", "-1"): "inverse", ("^", "*"): "pullback", ("_", "*"): "pushforward", ("_", "!"): "shriek",
@@ -55,11 +67,26 @@ _OPERATOR_OF = "|".join(sorted({re.escape(w) for w in OPERATOR_WORDS.values() if
 class _Reader:
     """A recursive reader over LaTeX tokens; ``math`` says whether we are inside ``$...$``."""
 
-    def __init__(self, tokens: list[str], variables: bool) -> None:
+    def __init__(self, tokens: list[str], variables: bool, keep_math: bool = False) -> None:
         self.t = tokens
         self.i = 0
         self.math = False
         self.variables = variables
+        self.keep_math = keep_math
+        self.kept: list[str] = []
+
+    def math_source(self, close: tuple[str, ...], open_: str, end: str) -> str:
+        """The tokens up to ``close`` as written (labels dropped), kept aside behind a placeholder."""
+        out: list[str] = []
+        while self.i < len(self.t) and tuple(self.t[self.i : self.i + len(close)]) != close:
+            out.append(self.t[self.i])
+            self.i += 1
+        self.i += len(close)
+        body = " ".join(_LABEL_IN_MATH.sub(" ", "".join(out)).split())
+        if not body:
+            return " "
+        self.kept.append(f"{open_}{body}{end}")
+        return f" \x01{len(self.kept) - 1}\x02 "
 
     def peek(self) -> str | None:
         return self.t[self.i] if self.i < len(self.t) else None
@@ -112,6 +139,11 @@ class _Reader:
         if tok == "}":
             return ""
         if tok == "$":
+            if self.keep_math:
+                if self.peek() == "$":
+                    self.i += 1
+                    return self.math_source(("$", "$"), "$$", "$$")
+                return self.math_source(("$",), "$", "$")
             self.math = not self.math
             return " "
         if tok in ("^", "_"):
@@ -134,6 +166,8 @@ class _Reader:
             return self.symbol(tok[1])
         if name == "begin" or name == "end":
             env = self.group().strip()
+            if name == "begin" and self.keep_math and env in _DISPLAY_ENVS:
+                return self.math_source(("\\end", "{", env, "}"), f"\\begin{{{env}}}", f"\\end{{{env}}}")
             if name == "begin" and env in ("enumerate", "itemize", "description"):
                 return ": "
             return " "
@@ -207,6 +241,9 @@ class _Reader:
     def symbol(self, ch: str) -> str:
         if ch in _ACCENTS:
             return self.group()
+        if ch in "[(" and self.keep_math:
+            close = "\\]" if ch == "[" else "\\)"
+            return self.math_source((close,), f"\\{ch}", close)
         if ch in "[]()":
             self.math = ch in "[("
             return " "
@@ -243,10 +280,31 @@ def latex_to_text(latex: str, *, variables: bool = True) -> str:
     >>> latex_to_text(r"\\begin{enumerate}\\item $M \\cong N$, \\item $\\mathcal{O}_{X, x}$ is \\emph{regular}.\\end{enumerate}")
     'M isomorphic to N; local ring of X at x is regular.'
     """
+    return _read(latex, variables=variables, keep_math=False)
+
+
+def _read(latex: str, *, variables: bool, keep_math: bool) -> str:
     text = _COMMENT_RE.sub("", latex)
     text = _DROP_ENV_RE.sub(" ", text)
-    reader = _Reader(_TOKEN_RE.findall(text), variables)
-    return _ascii(_tidy(reader.until(None)))
+    reader = _Reader(_TOKEN_RE.findall(text), variables, keep_math)
+    text = _ascii(_tidy(reader.until(None)))
+    return _KEPT.sub(lambda m: reader.kept[int(m[1])], text) if reader.kept else text
+
+
+def prompt_text(latex: str, max_chars: int = 600) -> str:
+    r"""A statement as one line for a language model: prose read as text (markup, labels, references and
+    comments gone), math kept as written; cut at ``max_chars`` on a word boundary, with an ellipsis.
+
+    >>> prompt_text(r"Let $G$ be a \emph{finite} group\label{x} (Lemma \ref{y}).\\ Then $|G| < \infty$. % why")
+    'Let $G$ be a finite group. Then $|G| < \\infty$.'
+    >>> prompt_text("word " * 50, 22)
+    'word word word word…'
+    """
+    text = _read(latex or "", variables=True, keep_math=True)
+    if len(text) <= max_chars:
+        return text
+    cut = text[: max_chars - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:") + "\u2026"
 
 
 def label_words(label: str | None) -> str:

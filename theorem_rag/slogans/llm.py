@@ -1,7 +1,7 @@
 """The LLM slogan writer: any litellm model or local OpenAI-compatible server, concurrent, retried, accounted.
 
-Requests run concurrently under a semaphore, retry with exponential backoff and jitter on rate limits, server
-errors and dropped connections, and respect an optional requests-per-minute limit. Token counts come from the
+Requests run concurrently under a semaphore, retry (tenacity: exponential backoff with jitter) on rate limits,
+server errors and dropped connections, and respect an optional requests-per-minute limit. Token counts come from the
 response's usage; the cost from ``litellm.completion_cost`` when litellm knows the model's price, else 0.
 An endpoint that cannot be reached after all retries raises :class:`LLMUnavailable` for the whole run.
 
@@ -13,13 +13,14 @@ An endpoint that cannot be reached after all retries raises :class:`LLMUnavailab
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
-import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from theorem_rag.errors import InputError
 from theorem_rag.records import Document, Theorem
 from theorem_rag.slogans.base import SloganResult
 from theorem_rag.slogans.prompts import CONTEXTS, PROMPT_VERSION, build_messages, clean_slogan
@@ -42,20 +43,37 @@ def import_litellm() -> Any:
     return litellm
 
 
-_CONNECTION_ERRORS = ("APIConnectionError", "ConnectError", "ConnectTimeout", "ConnectionRefusedError")
+def _connection_error_types(litellm: Any) -> tuple[type[BaseException], ...]:
+    """Exception types that mean the endpoint was not reached, from the libraries litellm calls through."""
+    import httpx
+    import openai
+
+    types: list[type[BaseException]] = [ConnectionError, httpx.ConnectError, httpx.ConnectTimeout]
+    types.append(openai.APIConnectionError)
+    if isinstance(getattr(litellm, "APIConnectionError", None), type):
+        types.append(litellm.APIConnectionError)
+    return tuple(types)
 
 
 def is_connection_error(exc: BaseException, litellm: Any) -> bool:
-    """Whether ``exc`` means the endpoint was not reached (litellm sometimes wraps that as a server error)."""
+    """Whether ``exc`` means the endpoint was not reached, by the types in its chain of causes: litellm wraps a
+    refused connection as a server error whose causes are openai's ``APIConnectionError``, httpx's
+    ``ConnectError`` and the socket's ``ConnectionRefusedError``. A timed-out request is not one: it reached the
+    server, which was slow."""
+    import openai
+
+    connection = _connection_error_types(litellm)
+    # Both links: a re-raise (by the retry loop) replaces __context__, the original chain stays behind __cause__.
+    todo: list[BaseException | None] = [exc]
     seen: set[int] = set()
-    cur: BaseException | None = exc
-    while cur is not None and id(cur) not in seen:
+    while todo:
+        cur = todo.pop()
+        if cur is None or id(cur) in seen:
+            continue
         seen.add(id(cur))
-        if isinstance(cur, ConnectionError) or type(cur).__name__ in _CONNECTION_ERRORS:
+        if isinstance(cur, connection) and not isinstance(cur, openai.APITimeoutError):
             return True
-        if "Connection error" in str(cur):
-            return True
-        cur = cur.__cause__ or cur.__context__
+        todo += [cur.__cause__, cur.__context__]
     return False
 
 
@@ -70,7 +88,9 @@ def is_retryable(exc: BaseException, litellm: Any) -> bool:
 class RateLimiter:
     """Spaces request starts so at most ``rpm`` begin per minute (0: no limit).
 
-    ``clock`` and ``sleep`` are injectable so the schedule can be checked without waiting.
+    litellm's own limits live in its ``Router``, which refuses a call over a deployment's rpm (a 429) instead of
+    waiting for it; a batch of slogans wants its requests spaced, so none is refused. ``clock`` and ``sleep`` are
+    injectable so the schedule can be checked without waiting.
     """
 
     def __init__(
@@ -99,25 +119,35 @@ class RateLimiter:
 async def complete_with_retries(
     call: Callable[[], Any], *, litellm: Any, max_retries: int, backoff: float, limiter: RateLimiter
 ) -> Any:
-    """Await ``call()`` and retry retryable errors with exponential backoff and jitter."""
-    for attempt in range(max_retries + 1):
-        await limiter.wait()
-        try:
+    """Await ``call()``, retrying retryable errors (rate limits, server errors, dropped connections) with
+    tenacity's exponential backoff with full jitter (capped at 60 s); the last error is raised as it was."""
+    from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_random_exponential
+
+    def note(state: Any) -> None:
+        exc = state.outcome.exception()
+        log.info("LLM request failed (%s); retry %d/%d in %.2fs", type(exc).__name__, state.attempt_number,
+                 max_retries, state.next_action.sleep if state.next_action else 0.0)  # fmt: skip
+
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(max_retries + 1), wait=wait_random_exponential(multiplier=backoff, max=60.0),
+        retry=retry_if_exception(lambda exc: is_retryable(exc, litellm)), before_sleep=note, reraise=True,
+    )  # fmt: skip
+    async for attempt in retrying:
+        with attempt:
+            await limiter.wait()
             return await call()
-        except Exception as exc:  # noqa: BLE001 - classified below, re-raised when not retryable
-            if attempt >= max_retries or not is_retryable(exc, litellm):
-                raise
-            delay = min(60.0, backoff * 2**attempt) * random.uniform(0.5, 1.5)
-            log.info("LLM request failed (%s); retry %d/%d in %.2fs", type(exc).__name__, attempt + 1, max_retries, delay)
-            await asyncio.sleep(delay)
-    raise AssertionError("unreachable")
+    raise AssertionError("unreachable: tenacity either returns or raises")
 
 
 def run_coroutine(factory: Callable[[], Any]) -> Any:
     """Run a coroutine to completion from sync code, also when the caller already runs an event loop."""
     try:
         asyncio.get_running_loop()
+        running = True
     except RuntimeError:
+        running = False
+    if not running:
+        # Not inside the except block: exceptions of the run would carry its RuntimeError as their context.
         return asyncio.run(factory())
     box: dict[str, Any] = {}
 
@@ -163,9 +193,9 @@ class LLMSloganWriter:
         max_tokens: int = 256,
     ) -> None:
         if context not in CONTEXTS:
-            raise ValueError(f"slogan context must be one of {', '.join(CONTEXTS)}, not {context!r}")
+            raise InputError(f"slogan context must be one of {', '.join(CONTEXTS)}, not {context!r}")
         if concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
+            raise InputError("concurrency must be at least 1")
         self.model = model
         self.api_base = api_base
         self.context = context
@@ -182,6 +212,13 @@ class LLMSloganWriter:
 
     def __repr__(self) -> str:
         return f"LLMSloganWriter(model={self.model!r}, api_base={self.api_base!r}, context={self.context!r})"
+
+    def inputs(self, theorem: Theorem, document: Document | None = None) -> tuple[str, ...]:
+        """What the model is sent for ``theorem`` (the chat messages, with the paper's context when asked for)
+        and the sampling settings."""
+        messages = build_messages(theorem, document, self.context)
+        sampling = f"temperature={self.temperature} max_tokens={self.max_tokens}"
+        return json.dumps(messages, ensure_ascii=False), sampling
 
     def completion_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"model": self.model, "timeout": self.timeout, "num_retries": 0, "max_retries": 0}

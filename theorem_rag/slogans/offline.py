@@ -90,6 +90,11 @@ class OfflineSloganWriter:
         if not variables or max_words != DEFAULT_MAX_WORDS:
             self.prompt_version = f"{OFFLINE_PROMPT_VERSION}-v{int(variables)}-w{max_words}"
 
+    def inputs(self, theorem: Theorem, document: Document | None = None) -> tuple[str, ...]:
+        """What :func:`offline_slogan` reads: kind, name, label, innermost section and the (expanded) statement."""
+        section = theorem.section[-1] if theorem.section else ""
+        return (theorem.kind, theorem.name or "", theorem.label or "", section, theorem.text)
+
     def write(
         self,
         theorems: Sequence[Theorem],

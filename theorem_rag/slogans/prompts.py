@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from theorem_rag.errors import InputError
 from theorem_rag.records import Document, Theorem
 from theorem_rag.slogans.latex_text import latex_to_text
 
@@ -61,7 +62,7 @@ def build_messages(theorem: Theorem, document: Document | None = None, context: 
     ``abstract`` / ``introduction`` fall back to the statement alone when the document lacks that text.
     """
     if context not in CONTEXTS:
-        raise ValueError(f"slogan context must be one of {', '.join(CONTEXTS)}, not {context!r}")
+        raise InputError(f"slogan context must be one of {', '.join(CONTEXTS)}, not {context!r}")
     parts: list[str] = []
     extra = getattr(document, context, "") if document is not None and context != "body" else ""
     if extra and extra.strip():

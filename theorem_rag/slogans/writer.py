@@ -19,7 +19,8 @@ import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from theorem_rag.records import Document, Theorem
+from theorem_rag.errors import InputError
+from theorem_rag.records import Document, Theorem, digest
 from theorem_rag.slogans.base import SloganResult, SloganWriter
 from theorem_rag.slogans.cache import SloganCache, SloganRow, slogan_key
 
@@ -54,9 +55,14 @@ class SloganRun:
     stats: SloganStats
 
 
-def cache_key_for(theorem: Theorem, writer: SloganWriter) -> str:
-    """The cache key of ``theorem``'s slogan by ``writer``."""
-    return slogan_key(theorem.content_hash, writer.name, writer.prompt_version, writer.model)
+def statement_hash(theorem: Theorem, writer: SloganWriter, document: Document | None = None) -> str:
+    """The hash of exactly what ``writer`` reads to write ``theorem``'s slogan (its :meth:`inputs`)."""
+    return digest(*writer.inputs(theorem, document))
+
+
+def cache_key_for(theorem: Theorem, writer: SloganWriter, document: Document | None = None) -> str:
+    """The cache key of ``theorem``'s slogan by ``writer`` (``document``: its paper, for writers that read it)."""
+    return slogan_key(statement_hash(theorem, writer, document), writer.name, writer.prompt_version, writer.model)
 
 
 def write_slogans(
@@ -70,20 +76,21 @@ def write_slogans(
 ) -> SloganRun:
     """Slogans for ``theorems``: cached ones looked up, missing ones written by ``writer`` and cached.
 
-    Statements with the same content share one slogan (and one request). Raises what the writer raises (for
-    example :class:`theorem_rag.slogans.llm.LLMUnavailable`) after caching every slogan finished so far.
+    Statements whose writer inputs are the same share one slogan (and one request). Raises what the writer
+    raises (for example :class:`theorem_rag.slogans.llm.LLMUnavailable`) after caching every slogan finished so far.
     """
     if flush_every < 1:
-        raise ValueError("flush_every must be at least 1")
-    theorems = list(theorems)
-    keys = {t.id: cache_key_for(t, writer) for t in theorems}
+        raise InputError("flush_every must be at least 1")
+    theorems, documents = list(theorems), documents or {}
+    hashes = {t.id: statement_hash(t, writer, documents.get(t.doc_id)) for t in theorems}
+    keys = {tid: slogan_key(h, writer.name, writer.prompt_version, writer.model) for tid, h in hashes.items()}
     stats = SloganStats(total=len(theorems))
     found = cache.get_many(sorted(set(keys.values())))
     slogans = {tid: found[k] for tid, k in keys.items() if k in found}
     stats.cached = len(slogans)
 
     ids_by_key: dict[str, list[str]] = {}
-    hash_by_key = {keys[t.id]: t.content_hash for t in theorems}
+    hash_by_key = {keys[t.id]: hashes[t.id] for t in theorems}
     todo: list[Theorem] = []
     for t in theorems:
         k = keys[t.id]
@@ -122,22 +129,22 @@ def write_slogans(
             slogans[tid] = result.slogan  # type: ignore[assignment]
         buffer.append(
             SloganRow(
-                key=k,
-                slogan=result.slogan,  # type: ignore[arg-type]
-                writer=writer.name,
-                model=writer.model,
-                prompt_version=writer.prompt_version,
                 statement_hash=hash_by_key[k],
+                writer=writer.name,
+                prompt_version=writer.prompt_version,
+                model=writer.model,
+                slogan=result.slogan,  # type: ignore[arg-type]
                 prompt_tokens=result.prompt_tokens,
                 completion_tokens=result.completion_tokens,
                 cost_usd=result.cost_usd,
+                key=k,
             )
         )
         if len(buffer) >= flush_every:
             flush()
 
     try:
-        writer.write(todo, documents or {}, on_result)
+        writer.write(todo, documents, on_result)
     finally:
         bar.close()
         flush()

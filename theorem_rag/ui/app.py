@@ -19,11 +19,12 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from theorem_rag.chat_models import ChatError
+from theorem_rag.errors import InputError
 from theorem_rag.records import KINDS, Document, Hit
 from theorem_rag.ui.assets import CSS, HEAD
 from theorem_rag.ui.assistant import Assistant, link_citations
 from theorem_rag.ui.cards import SOURCE_LABELS, message_html, papers_html, results_html, sources_html
-from theorem_rag.ui.chat_models import ChatError
 
 _APP_EXTRA = 'pip install "theorem-rag[app]"'
 LATEX_DELIMITERS = [
@@ -53,7 +54,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from theorem_rag.db.store import StoreUnavailable
     from theorem_rag.search import IndexNotBuilt
 
-    return (ValueError, IndexNotBuilt, StoreUnavailable)
+    return (InputError, IndexNotBuilt, StoreUnavailable)
 
 
 def _split(value: Any) -> list[str] | None:
@@ -325,7 +326,7 @@ def build_app(settings: Any = None, *, warm: bool = True) -> tuple[Any, Any, Any
     """``(demo, search, chat model)`` from :class:`~theorem_rag.config.Settings` (environment THEOREM_RAG_*)."""
     from theorem_rag.config import Settings
     from theorem_rag.search import TheoremSearch
-    from theorem_rag.ui.chat_models import build_chat_model
+    from theorem_rag.chat_models import build_chat_model
 
     s = settings or Settings()
     search = TheoremSearch.from_settings(s)

@@ -25,10 +25,11 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from theorem_rag.chat_models import ChatError
+from theorem_rag.errors import InputError
 from theorem_rag.records import Hit
+from theorem_rag.slogans.latex_text import prompt_text
 from theorem_rag.ui.cards import heading, source_label
-from theorem_rag.ui.chat_models import ChatError
-from theorem_rag.ui.latex_html import plain_text
 
 SearchFn = Callable[[str], list[Hit]]
 
@@ -158,7 +159,7 @@ def context_block(sources: Sequence[Hit], max_chars: int = 600) -> str:
         t = h.theorem
         if t is None:
             continue
-        lines.append(f"[{i}] {heading(t)} ({source_label(t.source)}): {plain_text(t.text, max_chars)}")
+        lines.append(f"[{i}] {heading(t)} ({source_label(t.source)}): {prompt_text(t.text, max_chars)}")
     return "\n".join(lines)
 
 
@@ -186,7 +187,7 @@ class Assistant:
     def __init__(self, search: SearchFn, chat: object, *, max_rounds: int = 3, max_sources: int = 8,
                  small_sources: int = 4, max_tokens: int = 400, statement_chars: int = 600) -> None:  # fmt: skip
         if max_rounds < 1:
-            raise ValueError("max_rounds must be at least 1")
+            raise InputError("max_rounds must be at least 1")
         self.search, self.chat = search, chat
         self.max_rounds, self.max_tokens, self.statement_chars = max_rounds, max_tokens, statement_chars
         # A 135M model with a 4k window reads a few short statements well and many poorly.
@@ -226,12 +227,12 @@ class Assistant:
     def run(self, question: str, history: Sequence[dict[str, str]] = ()) -> Iterator[Event]:
         """Yield ``search`` events, then ``token`` events as the answer streams, then one ``done`` event.
 
-        Errors from search (``ValueError``, ``IndexNotBuilt``, ``StoreUnavailable``) propagate before any answer;
-        a :class:`~theorem_rag.ui.chat_models.ChatError` mid-answer ends the turn with ``Answer.error`` set.
+        Errors from search (``InputError``, ``IndexNotBuilt``, ``StoreUnavailable``) propagate before any answer;
+        a :class:`~theorem_rag.chat_models.ChatError` mid-answer ends the turn with ``Answer.error`` set.
         """
         question = (question or "").strip()
         if not question:
-            raise ValueError("ask a question first")
+            raise InputError("ask a question first")
         steps = []
         for step in self.searches(question):
             steps.append(step)

