@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from typing import Any
 
 from theorem_rag.records import Document, Hit, PaperHit, Theorem
 from theorem_rag.ui.latex_html import statement_html
@@ -175,6 +176,12 @@ def hit_card(
         f'<span class="trag-id">{_text(t.id)}</span><span class="trag-score">{_text(score)}</span>'
         f'{_vote_buttons("theorem-id", t.id) if votes else ""}</div></div>'
     )
+
+
+def card_parts(theorem: Theorem, *, resolve: Any = None) -> tuple[str, str]:
+    """``(header, statement)`` HTML as a card shows them in full: what ``theorem-rag corpus lint`` checks."""
+    section = " \u203a ".join(theorem.section[-2:])
+    return f"{_text(heading(theorem))} {_text(section)}", statement_html(theorem.text)
 
 
 def paper_card(paper: PaperHit, *, statements: int = 3) -> str:
