@@ -16,26 +16,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from theorem_rag.citations import reference as citation
 from theorem_rag.records import Document, Hit, PaperHit, Theorem
 
 Level = Literal["theorem", "paper"]
-
-
-def citation(theorem: Theorem, title: str | None = None) -> str:
-    """One line that identifies a statement for a reader: kind, number, name, id, document and link.
-
-    >>> citation(Theorem(id="x:1", source="x", kind="theorem", body_latex="...", doc_id="x"), "On X")
-    'Theorem [x:1], On X'
-    """
-    head = theorem.kind.capitalize()
-    if theorem.number:
-        head += f" {theorem.number}"
-    if theorem.name:
-        head += f" ({theorem.name})"
-    parts = [f"{head} [{theorem.id}]", title or theorem.doc_id]
-    if theorem.url:
-        parts.append(theorem.url)
-    return ", ".join(parts)
 
 
 class SearchRequest(BaseModel):

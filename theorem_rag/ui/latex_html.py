@@ -2,9 +2,11 @@
 
 Pure string work, no Gradio: math segments are cut out first and escaped as they are, the text between them is
 escaped and its common text-mode macros (``\\emph``, lists, ``\\ref``, ``\\cite``, quotes, dashes) become HTML.
-Display environments KaTeX knows under another name (``align*`` -> ``aligned``) are rewritten; diagrams KaTeX
-cannot draw (``\\xymatrix``, ``tikzcd``) are shown as source. The result has no blank line, so a Markdown
-renderer keeps it as one raw HTML block.
+Display environments KaTeX knows under another name (``align*`` -> ``aligned``) are rewritten; ``\\xymatrix`` and
+``tikzcd`` squares and triangles become KaTeX arrays (:mod:`theorem_rag.ui.diagrams`), other diagrams a link to the
+source; theorem-like environments nested in a statement are shown as such; ``\\ref`` and its kin show the number
+of the statement they name (and link to it) when a resolver finds it (:mod:`theorem_rag.ui.refs`). The result has
+no blank line, so a Markdown renderer keeps it as one raw HTML block.
 
 >>> statement_html(r"Let $R$ be a \\emph{local} ring & $a<b$.")
 'Let $R$ be a <em>local</em> ring &amp; $a&lt;b$.'
@@ -14,6 +16,10 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
+from typing import Any
+
+from theorem_rag.ui.diagrams import diagram_tex
 
 _DISPLAY_ENVS = {
     "equation": None, "equation*": None, "displaymath": None, "align": "aligned", "align*": "aligned",
@@ -23,10 +29,12 @@ _DISPLAY_ENVS = {
 _ENV_NAMES = "|".join(re.escape(e) for e in _DISPLAY_ENVS)
 _MATH = re.compile(
     r"(?P<env>\\begin\{(?P<name>" + _ENV_NAMES + r")\}(?P<envbody>.*?)\\end\{(?P=name)\})"
-    r"|\$\$(?P<dd>.+?)\$\$|\\\[(?P<br>.+?)\\\]|\\\((?P<pa>.+?)\\\)|(?<!\\)\$(?P<d>.+?)(?<!\\)\$",
+    r"|\$\$(?P<dd>.+?)\$\$|\\\[(?P<br>.+?)\\\]|\\\((?P<pa>.+?)\\\)|(?<!\\)\$(?P<d>.+?)(?<!\\)\$"
+    r"|(?P<tz>\\begin\{tikzcd\}.*?\\end\{tikzcd\})|(?P<tp>\\begin\{tikzpicture\}.*?\\end\{tikzpicture\})",
     re.S,
 )
-_DIAGRAM = re.compile(r"\\xymatrix|\\begin\{(tikzcd|CD)\}|\\diagram\b")
+_DIAGRAM = re.compile(r"\\xymatrix|\\begin\{(tikzcd|tikzpicture)\}|\\diagram\b|\\(?:begin|end)\{(?:diagram|picture)\}")
+_DIAGRAM_START = re.compile(r"\\xymatrix(?:@[^{]*)?(?=\{)|\\begin\{tikzcd\}")
 _DROP_IN_MATH = re.compile(r"\\label\{[^{}]*\}|\\nonumber\b|\\notag\b")
 # Text-mode commands KaTeX lacks, mapped onto ones it has.
 _IN_MATH = [(re.compile(r"\\textsc\{"), r"\\text{"), (re.compile(r"\\(?:mbox|hbox)\{"), r"\\text{")]
@@ -56,6 +64,33 @@ _WORDS = [
     (re.compile(r"\\(&amp;|&#36;|[%_#{}])"), r"\1"),
     (re.compile(r"\\[,;:! ]"), " "),
 ]
+_TEXORPDF = re.compile(r"\\texorpdfstring\s*\{((?:[^{}]|\{[^{}]*\})*)\}\s*\{(?:[^{}]|\{[^{}]*\})*\}")
+# Commands still in the text after everything above: spacing and layout vanish, a command with one argument
+# keeps the argument (a reader sees the words, never the macro), and a letter command left alone is dropped.
+_LEFTOVER = re.compile(r"\\([A-Za-z]+)\*?(?:\[[^\]]*\])?(?:\{([^{}]*)\})?")
+_SYMBOLS = {"S": "\u00a7", "P": "\u00b6", "ldots": "\u2026", "dots": "\u2026", "dag": "\u2020", "copyright": "\u00a9",
+            "LaTeX": "LaTeX", "TeX": "TeX", "ae": "\u00e6", "o": "\u00f8", "ss": "\u00df", "l": "\u0142",
+            "i": "i", "item": "\u2022", "textbackslash": "\\\\"}  # fmt: skip
+
+
+# Layout and spacing: dropped without a trace, they carry no content.
+_LAYOUT = frozenset(
+    "vspace hspace vskip hskip noindent indent smallskip medskip bigskip linebreak pagebreak newpage clearpage "
+    "centering raggedright raggedleft small footnotesize scriptsize tiny normalsize large Large LARGE huge Huge "
+    "normalfont rm bf it sf tt sl em upshape itshape bfseries mdseries rmfamily sffamily ttfamily displaystyle "
+    "textstyle relax protect nobreak allowbreak leavevmode phantomsection label index hypertarget nopagebreak "
+    "strut break newline par hfill vfill qquad quad enspace thinspace null mbox".split()
+)
+
+
+def _leftover(m: re.Match, dropped: list[str] | None) -> str:
+    if m[1] in _SYMBOLS and m[2] is None:
+        return _SYMBOLS[m[1]]
+    if m[1] not in _LAYOUT and dropped is not None:
+        dropped.append("\\" + m[1])
+    return m[2] if m[2] is not None else " "
+
+
 # Innermost lists first (no nested \begin inside), so repeated passes unwind nesting.
 _LIST = re.compile(
     r"\\begin\{(itemize|enumerate|description)\}(?:\[[^\]]*\])?"
@@ -67,19 +102,59 @@ _OTHER_ENV = re.compile(
 )
 
 
-def _math_html(m: re.Match) -> str:
+def _diagram_link(source_url: str | None) -> str:
+    if source_url:
+        return (f'<a class="trag-diagram" href="{html.escape(source_url, quote=True)}" target="_blank" '
+                'rel="noopener noreferrer">diagram: see the source \u2197</a>')  # fmt: skip
+    return '<span class="trag-diagram">diagram: see the source</span>'
+
+
+def _diagrams_to_arrays(tex: str) -> str | None:
+    """Every ``\\xymatrix`` / ``tikzcd`` in ``tex`` as a KaTeX array, or None when one cannot be drawn."""
+    from theorem_rag.ui.diagrams import _group
+
+    out, i = [], 0
+    for m in _DIAGRAM_START.finditer(tex):
+        if m.start() < i:
+            continue
+        if m[0].startswith("\\xymatrix"):
+            g = _group(tex, m.end())
+            stop = g[1] if g else -1
+        else:
+            e = tex.find("\\end{tikzcd}", m.end())
+            stop = e + len("\\end{tikzcd}") if e >= 0 else -1
+        array = diagram_tex(tex[m.start() : stop]) if stop > 0 else None
+        if array is None:
+            return None
+        out += [tex[i : m.start()], array]
+        i = stop
+    out.append(tex[i:])
+    converted = "".join(out)
+    return None if _DIAGRAM.search(converted) else converted
+
+
+def _math_html(m: re.Match, source_url: str | None = None) -> str:
+    if m["tp"] is not None:
+        return _diagram_link(source_url)
     if m["env"]:
         target, body = _DISPLAY_ENVS[m["name"]], m["envbody"]
         tex, display = (body if target is None else f"\\begin{{{target}}}{body}\\end{{{target}}}"), True
     elif m["dd"] is not None or m["br"] is not None:
         tex, display = m["dd"] if m["dd"] is not None else m["br"], True
+    elif m["tz"] is not None:
+        tex, display = m["tz"], True
     else:
         tex, display = m["pa"] if m["pa"] is not None else m["d"], False
     tex = _DROP_IN_MATH.sub("", tex).strip()
     for pattern, repl in _IN_MATH:
         tex = pattern.sub(repl, tex)
     if _DIAGRAM.search(tex):
-        return f'<pre class="trag-diagram">{html.escape(m[0], quote=False)}</pre>'
+        converted = _diagrams_to_arrays(tex)
+        if converted is None:
+            return _diagram_link(source_url)
+        tex, display = converted, True
+    if "\\begin{CD}" in tex:
+        display = True  # KaTeX draws CD only in display mode
     if not tex:
         return ""
     # "$" is escaped everywhere else, so the delimiters below are the only ones the page sees.
@@ -99,13 +174,82 @@ def _list_html(m: re.Match) -> str:
     return f"<{tag}>{''.join(lis)}</{tag}>"
 
 
-def statement_html(latex: str, *, max_chars: int | None = None) -> str:
+_REF = re.compile(r"\\(eqref|ref|cref|Cref|autoref|pageref|nameref|vref|olref|thmref)\*?(?:\[[^\]]*\])?\{([^{}]*)\}")
+_CITE = re.compile(r"\\(?:cite[tp]?|citealp|citealt|citeauthor|citeyear|parencite|textcite|footcite)\*?"
+                   r"(?:\[([^\]]*)\])?(?:\[([^\]]*)\])?\{([^{}]*)\}")
+_NESTED = re.compile(
+    r"\\begin\{(?P<env>[A-Za-z]+\*?)\}(?P<opt>\[[^\]]*\])?(?P<body>(?:(?!\\begin\{[A-Za-z]+\*?\}).)*?)\\end\{(?P=env)\}", re.S
+)
+_KIND_NAMES = {
+    "thm": "Theorem", "lem": "Lemma", "prop": "Proposition", "cor": "Corollary", "defn": "Definition",
+    "dfn": "Definition", "rem": "Remark", "rmk": "Remark", "ex": "Example", "exa": "Example", "exm": "Example",
+    "conj": "Conjecture", "ques": "Question", "prob": "Problem", "sol": "Solution", "ans": "Answer",
+    "note": "Note", "hint": "Hint", "claim": "Claim", "fact": "Fact", "proof": "Proof",
+}  # fmt: skip
+_THEOREM_WORDS = ("theorem", "lemma", "proposition", "corollary", "definition", "remark", "example", "exercise",
+                  "conjecture", "axiom", "notation", "claim", "fact", "question", "problem", "solution", "proof",
+                  "hint", "answer", "observation", "situation", "sublemma", "construction", "convention", "case",
+                  "warning", "note", "assumption", "hypothesis", "principle")  # fmt: skip
+
+
+def _ref_html(m: re.Match, resolve: Callable[[str], Any] | None) -> str:
+    command, out = m[1], []
+    for label in (x.strip() for x in m[2].split(",")):
+        if not label:
+            continue
+        target = resolve(label) if resolve else None
+        if target is None:
+            out.append(f'<span class="trag-ref" title="{label}">{label}</span>')
+            continue
+        shown = target.number or target.theorem_id
+        if command == "eqref":
+            shown = f"({shown})"
+        elif command in ("cref", "Cref", "autoref", "olref", "thmref", "vref") or not target.number:
+            shown = f"{target.kind.capitalize()} {shown}"
+        href = target.url if target.url and target.url.startswith(("https://", "http://")) else "#"
+        out.append(f'<a class="trag-ref" href="{html.escape(href, quote=True)}" target="_blank" rel="noopener '
+                   f'noreferrer" data-ref="{html.escape(target.theorem_id, quote=True)}" '
+                   f'title="{html.escape(target.theorem_id, quote=True)}">{html.escape(shown, quote=False)}</a>')
+    return " and ".join(out) if command in ("cref", "Cref") else ", ".join(out)
+
+
+def _cite_html(m: re.Match) -> str:
+    note = m[2] if m[2] is not None else m[1]
+    keys = ", ".join(k.strip() for k in m[3].split(",") if k.strip())
+    return f'<span class="trag-citekey">[{keys}{", " + note if note else ""}]</span>'
+
+
+def _nested_html(m: re.Match) -> str:
+    env, body = m["env"].rstrip("*"), m["body"].strip()
+    name = _KIND_NAMES.get(env.lower()) or (env.capitalize() if env.lower() in _THEOREM_WORDS else None)
+    if name is None:
+        return f" {body} "
+    opt = m["opt"][1:-1].strip() if m["opt"] else ""
+    title = f"<strong>{name}</strong>" + (f" ({opt})" if opt else "") + "."
+    if name == "Proof":
+        title = f"<em>Proof{' (' + opt + ')' if opt else ''}.</em>"
+    return f'<div class="trag-nested trag-nested-{env.lower()}">{title} {body}</div>'
+
+
+def statement_html(
+    latex: str,
+    *,
+    max_chars: int | None = None,
+    resolve: Callable[[str], Any] | None = None,
+    source_url: str | None = None,
+    dropped: list[str] | None = None,
+) -> str:
     """Safe HTML for a statement; math stays delimited by ``$`` / ``$$`` for KaTeX auto-render.
 
-    ``max_chars`` cuts the source (at a segment boundary when possible) and appends an ellipsis.
+    ``max_chars`` cuts the source (at a segment boundary when possible) and appends an ellipsis; ``resolve``
+    maps a label to a :class:`~theorem_rag.ui.refs.RefTarget` (or None); ``source_url`` is where a diagram
+    KaTeX cannot draw links to. A command left unknown after all that is dropped (its argument kept, if any) and
+    its name appended to ``dropped``, so the corpus lint can count what the renderer did not understand.
 
     >>> statement_html(r"\\begin{enumerate}\\item $x$ \\item y~z\\end{enumerate}")
     '<ol><li>$x$</li><li>y&nbsp;z</li></ol>'
+    >>> print(statement_html(r"\\begin{lemma}[Euclid] $p \\mid ab$\\end{lemma} See \\cite[Tag 00DV]{stacks}."))
+    <div class="trag-nested trag-nested-lemma"><strong>Lemma</strong> (Euclid). $p \\mid ab$</div> See <span class="trag-citekey">[stacks, Tag 00DV]</span>.
     """
     text = latex or ""
     if max_chars is not None and len(text) > max_chars:
@@ -114,17 +258,24 @@ def statement_html(latex: str, *, max_chars: int | None = None) -> str:
     maths: list[str] = []
 
     def keep(m: re.Match) -> str:
-        maths.append(_math_html(m))
+        maths.append(_math_html(m, source_url))
         return f"\ue000{len(maths) - 1}\ue001"
 
     text = _MATH.sub(keep, text.replace("\ue000", "").replace("\ue001", ""))
     text = re.sub(r"(?<!\\)%[^\n]*", "", text)  # LaTeX comments
     text = html.escape(text, quote=True).replace("$", "&#36;")
+    text = _TEXORPDF.sub(r"\1", text)
     for _ in range(4):
         text, n = _LIST.subn(_list_html, text)
         if not n:
             break
     text = _OTHER_ENV.sub(" ", text)
+    for _ in range(4):  # nested environments unwind from the inside
+        text, n = _NESTED.subn(_nested_html, text)
+        if not n:
+            break
+    text = _REF.sub(lambda m: _ref_html(m, resolve), text)
+    text = _CITE.sub(_cite_html, text)
     for _ in range(3):  # nested \emph{\textbf{..}} unwinds from the inside
         before = text
         for pattern, repl in _INLINE:
@@ -133,6 +284,18 @@ def statement_html(latex: str, *, max_chars: int | None = None) -> str:
             break
     for pattern, repl in _WORDS:
         text = pattern.sub(repl, text)
+    text = _LEFTOVER.sub(lambda m: _leftover(m, dropped), text)
     text = re.sub(r"\n\s*\n", "<br>", text)
     text = re.sub(r"\s+", " ", text).strip()
     return _PH.sub(lambda m: maths[int(m[1])], text)
+
+
+def inline_html(latex: str) -> str:
+    """A name or a section title as HTML: the statement renderer on one line, LaTeX plumbing
+    (``\\texorpdfstring``, ``\\protect``, ``\\\\``) removed.
+
+    >>> print(inline_html(r"The \\texorpdfstring{$\\mathbf{Z}$}{Z}-module \\protect\\emph{M}"))
+    The $\\mathbf{Z}$-module <em>M</em>
+    """
+    text = (latex or "").replace("\\\\", " ").replace("~", " ")
+    return statement_html(_TEXORPDF.sub(r"\1", re.sub(r"\\protect\b\s*", "", text)))

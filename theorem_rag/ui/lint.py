@@ -3,12 +3,15 @@
 Each statement is rendered exactly as its result card renders it (:func:`theorem_rag.ui.cards.card_parts`:
 the header with kind, number, name and section, and the full statement). The text outside the formulas must not
 contain a LaTeX command (``\\foo``) or a diagram shown as source; every formula must parse in KaTeX (checked with
-the real KaTeX through :class:`~theorem_rag.ui.katex_check.KatexChecker` when ``katex`` is given).
+the real KaTeX through :class:`~theorem_rag.ui.katex_check.KatexChecker` when ``katex`` is given). A command the
+renderer did not know and dropped (keeping its argument) counts too: the reader sees no macro, but may miss
+what it meant.
 
 >>> t = Theorem(id="s:1", source="s", kind="lemma", body_latex=r"Let $x$ be \\weird{y}.", doc_id="s")
 >>> r = lint_theorems([t])
->>> r.rows["papers"].raw_text, r.rows["papers"].examples["raw_text"], r.rows["papers"].commands.most_common(1)
-(1, ['s:1'], [('\\\\weird', 1)])
+>>> row = r.rows["papers"]
+>>> row.raw_text, row.unknown_dropped, row.examples["unknown_dropped"], row.dropped.most_common(1)
+(0, 1, ['s:1'], [('\\\\weird', 1)])
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
 _PRE = re.compile(r'<pre class="trag-diagram">.*?</pre>', re.S)
 _TAG = re.compile(r"<[^>]+>")
 _COMMAND = re.compile(r"\\(?:[A-Za-z@]+\*?|[\[\]()])")
-CHECKS = ("raw_text", "raw_header", "diagram_source", "katex_error")
+CHECKS = ("raw_text", "unknown_dropped", "raw_header", "diagram_source", "katex_error")
 
 
 def split_rendered(rendered: str) -> tuple[str, list[tuple[str, bool]], int]:
@@ -65,11 +68,13 @@ class LintRow:
 
     statements: int = 0
     raw_text: int = 0
+    unknown_dropped: int = 0
     raw_header: int = 0
     diagram_source: int = 0
     katex_error: int = 0
     any: int = 0
     commands: Counter = field(default_factory=Counter)
+    dropped: Counter = field(default_factory=Counter)
     katex_messages: Counter = field(default_factory=Counter)
     examples: dict[str, list[str]] = field(default_factory=lambda: {c: [] for c in CHECKS})
 
@@ -80,6 +85,7 @@ class LintRow:
     def to_dict(self) -> dict[str, Any]:
         return {"statements": self.statements, **{c: getattr(self, c) for c in CHECKS}, "any": self.any,
                 "share": round(self.share, 5), "top_commands": self.commands.most_common(15),
+                "top_dropped": self.dropped.most_common(15),
                 "top_katex_errors": self.katex_messages.most_common(10),
                 "examples": {k: v[:5] for k, v in self.examples.items()}}  # fmt: skip
 
@@ -98,6 +104,7 @@ class LintReport:
             for c in CHECKS:
                 setattr(t, c, getattr(t, c) + getattr(r, c))
             t.commands.update(r.commands)
+            t.dropped.update(r.dropped)
             t.katex_messages.update(r.katex_messages)
         return t
 
@@ -108,12 +115,13 @@ class LintReport:
     def markdown(self) -> str:
         """The per-source table: statements with each problem and the share with any problem."""
         lines = [
-            "| source | statements | raw LaTeX in statement | raw LaTeX in header | diagram shown as source | "
-            "KaTeX error | any | share |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|",
+            "| source | statements | raw LaTeX in statement | unknown command dropped | raw LaTeX in header | "
+            "diagram shown as source | KaTeX error | any | share |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for name, r in [*sorted(self.rows.items()), ("**total**", self.total)]:
-            lines.append(f"| {name} | {r.statements:,} | {r.raw_text:,} | {r.raw_header:,} | {r.diagram_source:,} | "
+            lines.append(f"| {name} | {r.statements:,} | {r.raw_text:,} | {r.unknown_dropped:,} | {r.raw_header:,} | "
+                         f"{r.diagram_source:,} | "
                          f"{r.katex_error:,} | {r.any:,} | {100 * r.share:.2f}% |")  # fmt: skip
         return "\n".join(lines)
 
@@ -136,7 +144,8 @@ def lint_theorems(
     for t in items:
         row = rows.setdefault(source_group(t.source), LintRow())
         row.statements += 1
-        header, statement = card_parts(t, resolve=resolve(t) if resolve else None)
+        dropped: list[str] = []
+        header, statement = card_parts(t, resolve=resolve(t) if resolve else None, dropped=dropped)
         text, maths, diagrams = split_rendered(statement)
         head_text, head_maths, _ = split_rendered(header)
         found: set[str] = set()
@@ -144,6 +153,9 @@ def lint_theorems(
         if cmds:
             found.add("raw_text")
             row.commands.update(cmds)
+        if dropped:
+            found.add("unknown_dropped")
+            row.dropped.update(dropped)
         head_cmds = raw_commands(head_text)
         if head_cmds:
             found.add("raw_header")
