@@ -187,3 +187,13 @@ class PaperHit:
     rank: int = 0
     document: Document | None = None
     hits: tuple[Hit, ...] = ()
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """A statement's place in the proof graph: what its proof cites (``uses``) and whose proofs cite it
+    (``used_by``), as ids, from the references parsed out of the proofs."""
+
+    theorem_id: str
+    uses: tuple[str, ...] = ()
+    used_by: tuple[str, ...] = ()

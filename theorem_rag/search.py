@@ -16,7 +16,7 @@ from typing import Any
 
 from theorem_rag.config import Settings
 from theorem_rag.errors import InputError
-from theorem_rag.records import Document, Hit, PaperHit, Theorem
+from theorem_rag.records import Document, Hit, Neighbours, PaperHit, Theorem
 
 
 class IndexNotBuilt(RuntimeError):
@@ -161,6 +161,25 @@ class TheoremSearch:
         """The theorem record with its slogan (as a :class:`Hit` with score 1.0), or None if unknown."""
         hits = self.store.hydrate([Hit(theorem_id, 1.0, rank=1)])
         return hits[0] if hits and hits[0].theorem is not None else None
+
+    def neighbours(self, theorem_id: str, limit: int = 500) -> Neighbours | None:
+        """What the statement's proof cites and which statements' proofs cite it (ids), or None if unknown.
+
+        >>> search.neighbours("stacks:00DV").used_by[:2]                 # doctest: +SKIP
+        ('stacks:00DY', 'stacks:00E0')
+        """
+        t = self.store.get_theorems([theorem_id]).get(theorem_id)
+        if t is None:
+            return None
+        return Neighbours(theorem_id, uses=t.proof_refs, used_by=tuple(self.store.used_by(theorem_id, limit)))
+
+    def used_by_counts(self, ids: Sequence[str]) -> dict[str, int]:
+        """How many statements' proofs cite each id (absent: none), for "used by n" on result cards."""
+        return self.store.used_by_counts(list(ids))
+
+    def theorems_by_labels(self, source: str, labels: Sequence[str]) -> list[Theorem]:
+        """Statements of ``source`` carrying one of ``labels``: the targets a statement's ``\\ref`` may name."""
+        return self.store.theorems_by_labels(source, list(labels))
 
     def get_theorems(self, ids: Sequence[str]) -> dict[str, Theorem]:
         return self.store.get_theorems(list(ids))

@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3]
+[1, 2, 3, 6]
 """
 
 from __future__ import annotations
@@ -98,11 +98,25 @@ def _v3(n: Names) -> list[sql.Composed]:
     ]
 
 
+def _v6(n: Names) -> list[sql.Composed]:
+    """Cards: the proof that follows a statement; indexes for "used by" (proof references) and label look-ups."""
+    t, I = sql.Identifier(n.theorems), sql.Identifier  # noqa: E741
+    return [
+        sql.SQL("ALTER TABLE {t} ADD COLUMN IF NOT EXISTS proof text NOT NULL DEFAULT ''").format(t=t),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (proof_refs)").format(i=I(f"{n.theorems}_refs"), t=t),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} (source, label)").format(i=I(f"{n.theorems}_label"), t=t),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} (source, (meta ->> 'full_label'))").format(
+            i=I(f"{n.theorems}_full_label"), t=t
+        ),
+    ]
+
+
 # (version, description, statements): append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Callable[[Names], list[sql.Composed]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
     (2, "feedback.answer (answer text)", _v2),
     (3, "lexicon: document frequency per full-text lexeme", _v3),
+    (6, "theorems.proof; indexes on proof_refs (used by) and labels (references)", _v6),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -88,11 +88,14 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
     def get_theorem(
         id: Annotated[str, Field(description="A theorem id from search results, e.g. 'stacks:00DV'.")],
     ) -> TheoremOut:
-        """The full record of one statement: LaTeX, slogan, kind, number, name, document, url and citation."""
+        """The full record of one statement: LaTeX, proof, slogan, kind, number, name, document, url, citations
+        (line, the source's \\cite with its BibTeX entry, Markdown), and the ids it uses / is used by in proofs."""
         hit = _guarded(lambda: search.get_theorem(id))
         if hit is None:
             raise ToolError(f"no theorem with id {id!r}; ids come from search_theorems results")
-        return TheoremOut.from_record(hit)
+        neighbours = _guarded(lambda: search.neighbours(id))
+        document = _guarded(lambda: search.get_document(hit.theorem.doc_id))
+        return TheoremOut.from_record(hit, neighbours, document)
 
     @server.tool(annotations=read_only)
     def get_paper(

@@ -2,9 +2,9 @@
 
 The browser renders the cards' mathematics with KaTeX; a formula KaTeX cannot parse shows as red source
 (``.katex-error``). To count those over a whole corpus without a browser, :class:`KatexChecker` hands every
-distinct formula to one Node.js process that loads a KaTeX build (Debian's ``libjs-katex`` by default:
-``apt-get install nodejs libjs-katex``; another build through ``THEOREM_RAG_KATEX_JS``) and reads back the
-error message of each, or none.
+distinct formula to one Node.js process that loads a KaTeX build and reads back the error message of each, or
+none. The build is the one the app's pages use (the ``katex-*.js`` module inside the installed Gradio package)
+when it is found, else Debian's (``apt-get install nodejs libjs-katex``), or any through ``THEOREM_RAG_KATEX_JS``.
 
 >>> KatexChecker().errors([("x^2", False), (r"\\frac{1}", False)])          # doctest: +SKIP
 [None, 'KaTeX parse error: Expected group after ...']
@@ -20,18 +20,34 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-DEFAULT_KATEX_JS = "/usr/share/javascript/katex/katex.min.js"
+DEBIAN_KATEX_JS = "/usr/share/javascript/katex/katex.min.js"
+
+
+def gradio_katex_js() -> str | None:
+    """The KaTeX module bundled with the installed Gradio frontend (found without importing Gradio), or None."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("gradio")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    assets = Path(next(iter(spec.submodule_search_locations))) / "templates" / "frontend" / "assets"
+    found = sorted(assets.glob("katex-*.js"))
+    return str(found[0]) if found else None
 
 # Render each formula as the page's auto-render does (display or inline), but throw instead of drawing red text.
 _SCRIPT = r"""
 const fs = require('fs');
-const katex = require(process.argv[2]);
+const url = require('url');
+(async () => {
+const mod = await import(url.pathToFileURL(process.argv[2]).href);
+const katex = mod.default || mod;
 const items = JSON.parse(fs.readFileSync(process.argv[3], 'utf8'));
 const out = items.map(([tex, display]) => {
   try { katex.renderToString(tex, {displayMode: display, throwOnError: true, strict: 'ignore'}); return null; }
   catch (e) { return String(e.message || e).slice(0, 300); }
 });
 fs.writeFileSync(process.argv[4], JSON.stringify({version: katex.version, errors: out}));
+})().catch((e) => { console.error(String(e)); process.exit(1); });
 """
 
 
@@ -43,7 +59,7 @@ class KatexChecker:
     """KaTeX parse errors for many formulas at once (one Node.js process per call)."""
 
     def __init__(self, katex_js: str | None = None, node: str | None = None) -> None:
-        self.katex_js = katex_js or os.environ.get("THEOREM_RAG_KATEX_JS") or DEFAULT_KATEX_JS
+        self.katex_js = katex_js or os.environ.get("THEOREM_RAG_KATEX_JS") or gradio_katex_js() or DEBIAN_KATEX_JS
         self.node = node or shutil.which("node") or shutil.which("nodejs") or ""
         if not self.node:
             raise KatexUnavailable("checking formulas with KaTeX needs Node.js: apt-get install nodejs libjs-katex")
