@@ -105,13 +105,13 @@ class CardExtras:
     used_by: int | None = None
 
 
-def _heading_html(theorem: Theorem) -> str:
+def _heading_html(theorem: Theorem, dropped: list[str] | None = None) -> str:
     head = " ".join(p for p in (theorem.kind.capitalize(), theorem.number or "") if p)
-    return _text(head) + (f" ({inline_html(theorem.name)})" if theorem.name else "")
+    return _text(head) + (f" ({inline_html(theorem.name, dropped)})" if theorem.name else "")
 
 
-def _section_html(theorem: Theorem) -> str:
-    return " \u203a ".join(inline_html(s) for s in theorem.section[-2:])
+def _section_html(theorem: Theorem, dropped: list[str] | None = None) -> str:
+    return " \u203a ".join(inline_html(s, dropped) for s in theorem.section[-2:])
 
 
 def slogan_line(slogan: str | None, theorem: Theorem) -> str | None:
@@ -213,7 +213,7 @@ def hit_card(
 
 def card_parts(theorem: Theorem, *, resolve: Any = None, dropped: list[str] | None = None) -> tuple[str, str]:
     """``(header, statement)`` HTML as a card shows them in full: what ``theorem-rag corpus lint`` checks."""
-    header = f"{_heading_html(theorem)} {_section_html(theorem)}"
+    header = f"{_heading_html(theorem, dropped)} {_section_html(theorem, dropped)}"
     return header, statement_html(theorem.text, resolve=resolve, source_url=theorem.url, dropped=dropped)
 
 

@@ -79,14 +79,16 @@ _LAYOUT = frozenset(
     "centering raggedright raggedleft small footnotesize scriptsize tiny normalsize large Large LARGE huge Huge "
     "normalfont rm bf it sf tt sl em upshape itshape bfseries mdseries rmfamily sffamily ttfamily displaystyle "
     "textstyle relax protect nobreak allowbreak leavevmode phantomsection label index hypertarget nopagebreak "
-    "strut break newline par hfill vfill qquad quad enspace thinspace null mbox".split()
+    "strut break newline par hfill vfill qquad quad enspace thinspace null".split()
 )
 
 
 def _leftover(m: re.Match, dropped: list[str] | None) -> str:
     if m[1] in _SYMBOLS and m[2] is None:
         return _SYMBOLS[m[1]]
-    if m[1] not in _LAYOUT and dropped is not None:
+    if m[1] in _LAYOUT:
+        return " "
+    if dropped is not None:
         dropped.append("\\" + m[1])
     return m[2] if m[2] is not None else " "
 
@@ -98,7 +100,7 @@ _LIST = re.compile(
     re.S,
 )
 _OTHER_ENV = re.compile(
-    r"\\(?:begin|end)\{(?:center|quote|quotation|proof|flushleft|flushright|minipage)\}(?:\{[^{}]*\})?"
+    r"\\(?:begin|end)\{(?:center|quote|quotation|flushleft|flushright|minipage)\}(?:\{[^{}]*\})?"
 )
 
 
@@ -290,7 +292,7 @@ def statement_html(
     return _PH.sub(lambda m: maths[int(m[1])], text)
 
 
-def inline_html(latex: str) -> str:
+def inline_html(latex: str, dropped: list[str] | None = None) -> str:
     """A name or a section title as HTML: the statement renderer on one line, LaTeX plumbing
     (``\\texorpdfstring``, ``\\protect``, ``\\\\``) removed.
 
@@ -298,4 +300,4 @@ def inline_html(latex: str) -> str:
     The $\\mathbf{Z}$-module <em>M</em>
     """
     text = (latex or "").replace("\\\\", " ").replace("~", " ")
-    return statement_html(_TEXORPDF.sub(r"\1", re.sub(r"\\protect\b\s*", "", text)))
+    return statement_html(_TEXORPDF.sub(r"\1", re.sub(r"\\protect\b\s*", "", text)), dropped=dropped)
