@@ -235,10 +235,12 @@ def create_app(search: Any, chat_model: Any, *, title: str = "theorem-rag", stat
                 with gr.Accordion("Filters", open=False):
                     with gr.Row():
                         f_sources = gr.Dropdown(source_choices, multiselect=True, allow_custom_value=True,
-                                                label="Source", info="Corpus, or a paper's source id")  # fmt: skip
+                                                label="Source", info="Corpus, or a paper's source id",
+                                                elem_id="trag-filter-source")  # fmt: skip
                         f_kinds = gr.Dropdown(list(KINDS), multiselect=True, label="Kind")
                         f_papers = gr.Textbox(label="Paper", placeholder="document id(s), comma separated")
-                        k = gr.Slider(1, min(50, getattr(search, "max_k", 50)), value=10, step=1, label="Results")
+                        k = gr.Slider(1, min(50, getattr(search, "max_k", 50)), value=10, step=1, label="Results",
+                                      elem_id="trag-filter-k")  # fmt: skip
                 examples = gr.Dataset(samples=[[e] for e in EXAMPLES], components=[query], label="Try",
                                       elem_id="trag-examples")  # fmt: skip
                 status = gr.Markdown(elem_id="trag-status")

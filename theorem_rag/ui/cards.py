@@ -44,8 +44,9 @@ PROOF_CHARS = 6_000
 
 
 def _attr(value: object) -> str:
-    """Escape for a double-quoted attribute; ``$`` too, so KaTeX never pairs delimiters across attributes."""
-    return html.escape(str(value), quote=True).replace("$", "&#36;")
+    """Escape for a double-quoted attribute; ``$`` too, so KaTeX never pairs delimiters across attributes, and line
+    breaks, so the page's Markdown renderer never sees a blank line that would end the card's HTML block."""
+    return html.escape(str(value), quote=True).replace("$", "&#36;").replace("\n", "&#10;")
 
 
 def _text(value: object) -> str:
