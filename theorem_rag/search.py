@@ -12,6 +12,7 @@ from :class:`~theorem_rag.config.Settings` at the edges.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from theorem_rag.config import Settings
@@ -172,6 +173,19 @@ class TheoremSearch:
         if t is None:
             return None
         return Neighbours(theorem_id, uses=t.proof_refs, used_by=tuple(self.store.used_by(theorem_id, limit)))
+
+    def graph_search(self, relation: str, theorem_id: str, k: int | None = None) -> tuple[list[Hit], list[str]]:
+        """The first ``k`` statements that ``theorem_id``'s proof cites (``uses``), whose proofs cite it
+        (``used-by``), or the statement itself (``id``), as hits in that order, with every id of the relation."""
+        k = self._check_k(k)
+        if relation not in ("uses", "used-by", "id"):
+            raise InputError(f"unknown relation {relation!r}; use uses, used-by or id")
+        neighbours = self.neighbours(theorem_id)
+        if neighbours is None:
+            raise InputError(f"no statement with id {theorem_id!r} in the index")
+        ids = {"uses": list(neighbours.uses), "used-by": list(neighbours.used_by), "id": [theorem_id]}[relation]
+        found = self.store.hydrate([Hit(i, 1.0, rank=n) for n, i in enumerate(ids[:k], 1)])
+        return [replace(h, rank=n) for n, h in enumerate(found, 1)], ids
 
     def used_by_counts(self, ids: Sequence[str]) -> dict[str, int]:
         """How many statements' proofs cite each id (absent: none), for "used by n" on result cards."""

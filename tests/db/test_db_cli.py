@@ -25,7 +25,7 @@ def test_db_commands(own_pg_server, table_prefix, monkeypatch):
 
     refused = runner.invoke(db, ["drop", *base, "--table", table_prefix])
     assert refused.exit_code != 0 and "--yes" in refused.output
-    assert json.loads(runner.invoke(db, ["status", *base, "--table", table_prefix]).output)["schema_version"] == 3
+    assert json.loads(runner.invoke(db, ["status", *base, "--table", table_prefix]).output)["schema_version"] == LATEST
     dropped = runner.invoke(db, ["drop", *base, "--table", table_prefix, "--yes"])
     assert dropped.exit_code == 0 and f"{table_prefix}_schema_version" in dropped.output
 

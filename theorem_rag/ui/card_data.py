@@ -19,30 +19,20 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from theorem_rag.errors import InputError
+from theorem_rag.query import graph_query
 from theorem_rag.records import KINDS, Hit
 from theorem_rag.ui.cards import CardExtras, results_html
 from theorem_rag.ui.refs import label_index
 
-_GRAPH = re.compile(r"^\s*(uses|used-by|id)\s*:\s*(\S+)\s*$", re.I)
 _LABELS = re.compile(r"\\(?:eqref|ref|cref|Cref|autoref|vref|olref|thmref)\*?(?:\[[^\]]*\])?\{([^{}]*)\}")
 
 
-def parse_graph_query(query: str) -> tuple[str, str] | None:
-    """``(relation, id)`` for ``uses:ID`` / ``used-by:ID`` / ``id:ID``, else None (an ordinary search)."""
-    m = _GRAPH.match(query or "")
-    return (m[1].lower(), m[2]) if m else None
+parse_graph_query = graph_query
 
 
 def graph_hits(search: Any, relation: str, theorem_id: str, k: int) -> tuple[list[Hit], str]:
     """The statements a graph query names, as hits in order, and a line that says what they are."""
-    neighbours = search.neighbours(theorem_id)
-    if neighbours is None:
-        raise InputError(f"no statement with id {theorem_id!r} in the index")
-    ids = {"uses": list(neighbours.uses), "used-by": list(neighbours.used_by), "id": [theorem_id]}[relation]
-    found = search.get_theorems(ids[:k])
-    hits = [Hit(i, 1.0, rank=n, theorem=found[i], doc_id=found[i].doc_id) for n, i in enumerate(
-        (i for i in ids[:k] if i in found), 1)]  # fmt: skip
+    hits, ids = search.graph_search(relation, theorem_id, k)
     what = {"uses": f"statements the proof of {theorem_id} cites", "used-by": f"statements whose proofs cite "
             f"{theorem_id}", "id": theorem_id}[relation]  # fmt: skip
     return hits, (f"of {len(ids)} {what}" if relation != "id" else what)
