@@ -37,7 +37,8 @@ _DIAGRAM = re.compile(r"\\xymatrix|\\begin\{(tikzcd|tikzpicture)\}|\\diagram\b|\
 _DIAGRAM_START = re.compile(r"\\xymatrix(?:@[^{]*)?(?=\{)|\\begin\{tikzcd\}")
 _DROP_IN_MATH = re.compile(r"\\label\{[^{}]*\}|\\nonumber\b|\\notag\b")
 # Text-mode commands KaTeX lacks, mapped onto ones it has.
-_IN_MATH = [(re.compile(r"\\textsc\{"), r"\\text{"), (re.compile(r"\\(?:mbox|hbox)\{"), r"\\text{")]
+_IN_MATH = [(re.compile(r"\\textsc\{"), r"\\text{"), (re.compile(r"\\(?:mbox|hbox)\{"), r"\\text{"),
+            (re.compile(r"\\textesh\b\s*"), "\u0283"), (re.compile(r"\\mspace\b"), r"\\mskip")]
 # Placeholders from the Unicode private use area cannot occur in escaped text or collide with HTML.
 _PH = re.compile("\ue000(\\d+)\ue001")
 
@@ -52,6 +53,9 @@ _INLINE = [
     (re.compile(r"\\(?:eq)?ref\{([^{}]*)\}"), r'<span class="trag-ref" title="\1">\1</span>'),
     (re.compile(r"\\cite(?:\[([^\]]*)\])?\{([^{}]*)\}"), lambda m: f"[{m[2]}{', ' + m[1] if m[1] else ''}]"),
     (re.compile(r"\\(?:label|index|hypertarget)\{[^{}]*\}"), ""),
+    (re.compile(r"\\href\{(https?://[^{}\"]*)\}\{([^{}]*)\}"), r'<a href="\1" target="_blank" rel="noopener noreferrer">\2</a>'),
+    (re.compile(r"\\href\{[^{}]*\}\{([^{}]*)\}"), r"\1"),
+    (re.compile(r"\\(?:hyperref|autoref)\[[^\]]*\]\{([^{}]*)\}"), r"\1"),
     (re.compile(r"\\(?:footnote)\{([^{}]*)\}"), r" (\1)"),
 ]
 _WORDS = [
@@ -90,7 +94,23 @@ def _leftover(m: re.Match, dropped: list[str] | None) -> str:
         return " "
     if dropped is not None:
         dropped.append("\\" + m[1])
-    return m[2] if m[2] is not None else " "
+    # An unknown macro without an argument is most often a name (\NC{} for the class NC): show the name.
+    return m[2] if m[2] else m[1]
+
+
+# Text accents: \v{c} -> č, \'e -> é, \"{o} -> ö (a combining mark after the letter, then NFC).
+_ACCENT = re.compile(r"\\(?:([`'^\"~=.])\s*(?:\{\\?([A-Za-z])\}|\\?([A-Za-z]))"
+                     r"|([uvHcdbkr])(?:\{\\?([A-Za-z])\}|\s+([A-Za-z])(?![A-Za-z])))")
+_COMBINING = {"`": "\u0300", "'": "\u0301", "^": "\u0302", '"': "\u0308", "~": "\u0303", "=": "\u0304", ".": "\u0307",
+              "u": "\u0306", "v": "\u030c", "H": "\u030b", "c": "\u0327", "d": "\u0323", "b": "\u0331", "k": "\u0328",
+              "r": "\u030a"}  # fmt: skip
+
+
+def _accent(m: re.Match) -> str:
+    import unicodedata
+
+    mark, letter = m[1] or m[4], m[2] or m[3] or m[5] or m[6]
+    return unicodedata.normalize("NFC", letter + _COMBINING[mark])
 
 
 # Innermost lists first (no nested \begin inside), so repeated passes unwind nesting.
@@ -233,6 +253,28 @@ def _nested_html(m: re.Match) -> str:
     return f'<div class="trag-nested trag-nested-{env.lower()}">{title} {body}</div>'
 
 
+_ECHO = re.compile(r"\\begin\{(?P<e>[^{}]+)\}\s*\\end\{(?P=e)\}")
+_BLUEPRINT = re.compile(r"\\(?:uses|lean|proves|discussion|leanok|mathlibok|notready)\b(?:\{[^{}]*\})?")
+
+
+def repair_echo(text: str) -> str:
+    """Undo plasTeX's echo of an environment's source, ``\\begin{X} \\end{X} body \\end{X}``, into
+    ``\\begin{X} body \\end{X}`` (found in ``body_expanded`` of statements with a display or diagram inside).
+
+    >>> repair_echo(r"a \\begin{align*} \\end{align*} x &= y \\end{align*} b \\begin{x}\\end{x}")
+    'a \\\\begin{align*} x &= y \\\\end{align*} b \\\\begin{x}\\\\end{x}'
+    """
+    out, i = [], 0
+    for m in _ECHO.finditer(text):
+        if m.start() < i:
+            continue
+        if f"\\end{{{m['e']}}}" in text[m.end() :]:
+            out += [text[i : m.start()], f"\\begin{{{m['e']}}}"]
+            i = m.end()
+    out.append(text[i:])
+    return "".join(out)
+
+
 def statement_html(
     latex: str,
     *,
@@ -253,7 +295,8 @@ def statement_html(
     >>> print(statement_html(r"\\begin{lemma}[Euclid] $p \\mid ab$\\end{lemma} See \\cite[Tag 00DV]{stacks}."))
     <div class="trag-nested trag-nested-lemma"><strong>Lemma</strong> (Euclid). $p \\mid ab$</div> See <span class="trag-citekey">[stacks, Tag 00DV]</span>.
     """
-    text = latex or ""
+    text = repair_echo(latex or "")
+    text = _BLUEPRINT.sub("", text)  # blueprint metadata (\\uses{...}, \\leanok): links for Lean, not mathematics
     if max_chars is not None and len(text) > max_chars:
         straddling = [m.start() for m in _MATH.finditer(text) if m.start() < max_chars < m.end()]
         text = text[: straddling[0] if straddling else max_chars].rstrip() + " \u2026"
@@ -265,6 +308,8 @@ def statement_html(
 
     text = _MATH.sub(keep, text.replace("\ue000", "").replace("\ue001", ""))
     text = re.sub(r"(?<!\\)%[^\n]*", "", text)  # LaTeX comments
+    text = re.sub(r"(\\[A-Za-z]+\*?)[ \t]+(?=[{\[])", r"\1", text)  # plasTeX writes "\cref {x}"
+    text = _ACCENT.sub(_accent, text)
     text = html.escape(text, quote=True).replace("$", "&#36;")
     text = _TEXORPDF.sub(r"\1", text)
     for _ in range(4):
