@@ -96,9 +96,10 @@ def test_score_internals_sit_behind_a_toggle_and_a_confidence_goes_in_front():
     assert why and why[1] == '<span class="trag-score">fused score 0.039 \u00b7 dense #8 \u00b7 text #1</span>'
 
     class Confident(Hit):
-        confidence = "high"
+        confidence = 0.8312
 
-    assert '<span class="trag-confidence">high</span><details' in hit_card(Confident(t.id, 0.1, rank=1, theorem=t))
+    card = hit_card(Confident(t.id, 0.1, rank=1, theorem=t))
+    assert '<span class="trag-confidence">confidence 0.83</span><details class="trag-why">' in card
 
 
 def test_card_shows_proof_collapsed_and_uses_and_used_by_links():

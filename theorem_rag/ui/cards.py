@@ -167,7 +167,9 @@ def _why(hit: Hit) -> str:
     ranks = [f"dense #{hit.dense_rank}" if hit.dense_rank else "",
              f"text #{hit.lexical_rank}" if hit.lexical_rank else ""]  # fmt: skip
     score = " \u00b7 ".join(p for p in [f"fused score {hit.score:.3f}", *ranks] if p)
-    confidence = getattr(hit, "confidence", None)
+    confidence = getattr(hit, "confidence", None)  # the calibrated confidence of query understanding, when set
+    if isinstance(confidence, float):
+        confidence = f"confidence {confidence:.2f}"
     shown = f'<span class="trag-confidence">{_text(confidence)}</span>' if confidence is not None else ""
     return (f'{shown}<details class="trag-why"><summary>why this result</summary>'
             f'<span class="trag-score">{_text(score)}</span></details>')  # fmt: skip

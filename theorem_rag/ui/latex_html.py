@@ -207,6 +207,7 @@ _KIND_NAMES = {
     "dfn": "Definition", "rem": "Remark", "rmk": "Remark", "ex": "Example", "exa": "Example", "exm": "Example",
     "conj": "Conjecture", "ques": "Question", "prob": "Problem", "sol": "Solution", "ans": "Answer",
     "note": "Note", "hint": "Hint", "claim": "Claim", "fact": "Fact", "proof": "Proof",
+    "reference": "Reference", "history": "History",
 }  # fmt: skip
 _THEOREM_WORDS = ("theorem", "lemma", "proposition", "corollary", "definition", "remark", "example", "exercise",
                   "conjecture", "axiom", "notation", "claim", "fact", "question", "problem", "solution", "proof",
@@ -254,6 +255,8 @@ def _nested_html(m: re.Match) -> str:
 
 
 _ECHO = re.compile(r"\\begin\{(?P<e>[^{}]+)\}\s*\\end\{(?P=e)\}")
+# plasTeX's expansion of a robust command: \@nx\protect\@xp\@nx\csname cite \endcsname -> \cite
+_CSNAME = re.compile(r"(?:\\@nx|\\@xp|\\protect)+\s*\\csname\s+([A-Za-z]+)\s*\\endcsname\s*")
 _BLUEPRINT = re.compile(r"\\(?:uses|lean|proves|discussion|leanok|mathlibok|notready)\b(?:\{[^{}]*\})?")
 
 
@@ -295,7 +298,7 @@ def statement_html(
     >>> print(statement_html(r"\\begin{lemma}[Euclid] $p \\mid ab$\\end{lemma} See \\cite[Tag 00DV]{stacks}."))
     <div class="trag-nested trag-nested-lemma"><strong>Lemma</strong> (Euclid). $p \\mid ab$</div> See <span class="trag-citekey">[stacks, Tag 00DV]</span>.
     """
-    text = repair_echo(latex or "")
+    text = repair_echo(_CSNAME.sub(r"\\\1", latex or ""))
     text = _BLUEPRINT.sub("", text)  # blueprint metadata (\\uses{...}, \\leanok): links for Lean, not mathematics
     if max_chars is not None and len(text) > max_chars:
         straddling = [m.start() for m in _MATH.finditer(text) if m.start() < max_chars < m.end()]
