@@ -35,7 +35,8 @@ _MATH = re.compile(
 )
 _DIAGRAM = re.compile(r"\\xymatrix|\\begin\{(tikzcd|tikzpicture)\}|\\diagram\b|\\(?:begin|end)\{(?:diagram|picture)\}")
 _DIAGRAM_START = re.compile(r"\\xymatrix(?:@[^{]*)?(?=\{)|\\begin\{tikzcd\}")
-_DROP_IN_MATH = re.compile(r"\\label\{[^{}]*\}|\\nonumber\b|\\notag\b")
+_DROP_IN_MATH = re.compile(r"\\label\{[^{}]*\}|\\nonumber\b|\\notag\b|\\protect\b|\\(?:line|page)break\b|\\qedhere\b")
+_REF_IN_MATH = re.compile(r"\\(?:eq)?ref\s*\{([^{}]*)\}")
 # Text-mode commands KaTeX lacks, mapped onto ones it has.
 _IN_MATH = [(re.compile(r"\\textsc\{"), r"\\text{"), (re.compile(r"\\(?:mbox|hbox)\{"), r"\\text{"),
             (re.compile(r"\\textesh\b\s*"), "\u0283"), (re.compile(r"\\mspace\b"), r"\\mskip")]
@@ -72,6 +73,11 @@ _TEXORPDF = re.compile(r"\\texorpdfstring\s*\{((?:[^{}]|\{[^{}]*\})*)\}\s*\{(?:[
 # Commands still in the text after everything above: spacing and layout vanish, a command with one argument
 # keeps the argument (a reader sees the words, never the macro), and a letter command left alone is dropped.
 _LEFTOVER = re.compile(r"\\([A-Za-z]+)\*?(?:\[[^\]]*\])?(?:\{([^{}]*)\})?")
+_INLINE_NAMES = frozenset("emph textit textsl textbf textsc texttt url text textrm textup mbox hbox textnormal "
+                          "href hyperref autoref footnote".split())  # fmt: skip
+# Known commands whose argument is the text to read.
+_KEEP_ARG = frozenset("indexdef define marginpar textcolor underline uline emph textbf textit mbox fbox boxed "
+                      "footnote axiomref".split())  # fmt: skip
 _SYMBOLS = {"S": "\u00a7", "P": "\u00b6", "ldots": "\u2026", "dots": "\u2026", "dag": "\u2020", "copyright": "\u00a9",
             "LaTeX": "LaTeX", "TeX": "TeX", "ae": "\u00e6", "o": "\u00f8", "ss": "\u00df", "l": "\u0142",
             "i": "i", "item": "\u2022", "textbackslash": "\\\\"}  # fmt: skip
@@ -83,15 +89,31 @@ _LAYOUT = frozenset(
     "centering raggedright raggedleft small footnotesize scriptsize tiny normalsize large Large LARGE huge Huge "
     "normalfont rm bf it sf tt sl em upshape itshape bfseries mdseries rmfamily sffamily ttfamily displaystyle "
     "textstyle relax protect nobreak allowbreak leavevmode phantomsection label index hypertarget nopagebreak "
-    "strut break newline par hfill vfill qquad quad enspace thinspace null".split()
+    "strut break newline par hfill vfill qquad quad enspace thinspace null hline newblock qedhere qed cline toprule "
+    "midrule bottomrule maketitle tableofcontents item noalign".split()
 )
+
+
+# Their argument is not text to read (a colour, a file, a definition): dropped with the command.
+_DROP_WITH_ARG = frozenset(
+    "color pagecolor includegraphics rput psset newcommand renewcommand providecommand def problemhead "
+    "setlength addtolength setcounter addtocounter vspace hspace label index hypertarget pmlinkescapephrase "
+    "pmlinkescapetext bibliographystyle".split()
+)
+_HEADINGS = frozenset("part chapter section subsection subsubsection paragraph subparagraph".split())
 
 
 def _leftover(m: re.Match, dropped: list[str] | None) -> str:
     if m[1] in _SYMBOLS and m[2] is None:
         return _SYMBOLS[m[1]]
-    if m[1] in _LAYOUT:
+    if m[1] in _LAYOUT or m[1] in _DROP_WITH_ARG:
         return " "
+    if m[1] in _HEADINGS:
+        return f" <strong>{m[2]}</strong> " if m[2] else " "
+    if m[1] == "bibitem":
+        return f"<br>[{m[2]}] " if m[2] else "<br>"
+    if m[1] in _KEEP_ARG:
+        return m[2] or " "
     if dropped is not None:
         dropped.append("\\" + m[1])
     # An unknown macro without an argument is most often a name (\NC{} for the class NC): show the name.
@@ -155,7 +177,7 @@ def _diagrams_to_arrays(tex: str) -> str | None:
     return None if _DIAGRAM.search(converted) else converted
 
 
-def _math_html(m: re.Match, source_url: str | None = None) -> str:
+def _math_html(m: re.Match, source_url: str | None = None, resolve: Callable[[str], Any] | None = None) -> str:
     if m["tp"] is not None:
         return _diagram_link(source_url)
     if m["env"]:
@@ -168,6 +190,8 @@ def _math_html(m: re.Match, source_url: str | None = None) -> str:
     else:
         tex, display = m["pa"] if m["pa"] is not None else m["d"], False
     tex = _DROP_IN_MATH.sub("", tex).strip()
+    if "ref" in tex:  # a reference inside a formula: its number as text (KaTeX has no \ref)
+        tex = _REF_IN_MATH.sub(lambda r: "\\text{" + _ref_text(r[1], resolve) + "}", tex)
     for pattern, repl in _IN_MATH:
         tex = pattern.sub(repl, tex)
     if _DIAGRAM.search(tex):
@@ -234,6 +258,12 @@ def _ref_html(m: re.Match, resolve: Callable[[str], Any] | None) -> str:
                    f'noreferrer" data-ref="{html.escape(target.theorem_id, quote=True)}" '
                    f'title="{html.escape(target.theorem_id, quote=True)}">{html.escape(shown, quote=False)}</a>')
     return " and ".join(out) if command in ("cref", "Cref") else ", ".join(out)
+
+
+def _ref_text(label: str, resolve: Callable[[str], Any] | None) -> str:
+    target = resolve(label.strip()) if resolve else None
+    shown = (target.number or target.theorem_id) if target is not None else label.strip()
+    return re.sub(r"[{}\\$#%&_^~]", "", shown)
 
 
 def _cite_html(m: re.Match) -> str:
@@ -306,7 +336,7 @@ def statement_html(
     maths: list[str] = []
 
     def keep(m: re.Match) -> str:
-        maths.append(_math_html(m, source_url))
+        maths.append(_math_html(m, source_url, resolve))
         return f"\ue000{len(maths) - 1}\ue001"
 
     text = _MATH.sub(keep, text.replace("\ue000", "").replace("\ue001", ""))
@@ -332,9 +362,16 @@ def statement_html(
             text = pattern.sub(repl, text)
         if text == before:
             break
+    for _ in range(3):  # unknown commands, innermost first; what they wrapped may now be plain \emph{..}
+        text, n = _LEFTOVER.subn(lambda m: _leftover(m, dropped) if m[1] not in _INLINE_NAMES else m[0], text)
+        for pattern, repl in _INLINE:
+            text = pattern.sub(repl, text)
+        if not n:
+            break
+    text = _LEFTOVER.sub(lambda m: _leftover(m, dropped), text)  # what no pattern could take (unbalanced braces)
+    text = re.sub(r"(?<!\\)[{}]", "", text)  # grouping braces left by commands whose argument held braces
     for pattern, repl in _WORDS:
         text = pattern.sub(repl, text)
-    text = _LEFTOVER.sub(lambda m: _leftover(m, dropped), text)
     text = re.sub(r"\n\s*\n", "<br>", text)
     text = re.sub(r"\s+", " ", text).strip()
     return _PH.sub(lambda m: maths[int(m[1])], text)
