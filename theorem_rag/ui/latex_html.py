@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from theorem_rag.ui.diagrams import diagram_tex
+from theorem_rag.ui.katex_commands import KATEX_COMMANDS
 
 _DISPLAY_ENVS = {
     "equation": None, "equation*": None, "displaymath": None, "align": "aligned", "align*": "aligned",
@@ -177,7 +178,28 @@ def _diagrams_to_arrays(tex: str) -> str | None:
     return None if _DIAGRAM.search(converted) else converted
 
 
-def _math_html(m: re.Match, source_url: str | None = None, resolve: Callable[[str], Any] | None = None) -> str:
+# Blackboard-bold shorthands every corpus defines for itself; other unknown commands become upright names.
+_BLACKBOARD = {f"{c}{c}": f"\\mathbb{{{c}}}" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+_MATH_COMMAND = re.compile(r"\\([A-Za-z]+)")
+
+
+def _known_to_katex(tex: str, dropped: list[str] | None) -> str:
+    """Commands KaTeX does not know (a macro the parser could not expand): ``\\ZZ`` -> ``\\mathbb{Z}``, any other
+    ``\\Spec`` -> ``\\operatorname{Spec}``; each appended to ``dropped``. Environment names are left alone."""
+
+    def swap(m: re.Match) -> str:
+        name = m[1]
+        if name in KATEX_COMMANDS or tex[max(0, m.start() - 7) : m.start()].endswith(("\\begin{", "\\end{")):
+            return m[0]
+        if dropped is not None:
+            dropped.append("\\" + name)
+        return _BLACKBOARD.get(name, f"\\operatorname{{{name}}}")
+
+    return _MATH_COMMAND.sub(swap, tex)
+
+
+def _math_html(m: re.Match, source_url: str | None = None, resolve: Callable[[str], Any] | None = None,
+               dropped: list[str] | None = None) -> str:  # fmt: skip
     if m["tp"] is not None:
         return _diagram_link(source_url)
     if m["env"]:
@@ -201,6 +223,7 @@ def _math_html(m: re.Match, source_url: str | None = None, resolve: Callable[[st
         tex, display = converted, True
     if "\\begin{CD}" in tex:
         display = True  # KaTeX draws CD only in display mode
+    tex = _known_to_katex(tex, dropped)
     if not tex:
         return ""
     # "$" is escaped everywhere else, so the delimiters below are the only ones the page sees.
@@ -336,7 +359,7 @@ def statement_html(
     maths: list[str] = []
 
     def keep(m: re.Match) -> str:
-        maths.append(_math_html(m, source_url, resolve))
+        maths.append(_math_html(m, source_url, resolve, dropped))
         return f"\ue000{len(maths) - 1}\ue001"
 
     text = _MATH.sub(keep, text.replace("\ue000", "").replace("\ue001", ""))
