@@ -191,3 +191,10 @@ def test_lint_finds_katex_errors_with_the_pages_katex():
     assert list(row.katex_messages) == ["Unexpected end of input in a macro argument, expected '}'"]
     # \Spec, which KaTeX lacks, is shown as an operator name: no KaTeX error, but counted as guessed.
     assert (row.unknown_dropped, row.dropped) == (1, {r"\Spec": 1})
+
+
+def test_commands_katex_lacks_become_names_and_are_counted():
+    dropped: list[str] = []
+    out = statement_html(r"Let $X = \Spec(\ZZ)$ and $\begin{pmatrix} a \end{pmatrix}$.", dropped=dropped)
+    assert out == r"Let $X = {\operatorname{Spec}}({\mathbb{Z}})$ and $\begin{pmatrix} a \end{pmatrix}$."
+    assert dropped == [r"\Spec", r"\ZZ"]

@@ -78,7 +78,7 @@ _INLINE_NAMES = frozenset("emph textit textsl textbf textsc texttt url text text
                           "href hyperref autoref footnote".split())  # fmt: skip
 # Known commands whose argument is the text to read.
 _KEEP_ARG = frozenset("indexdef define marginpar textcolor underline uline emph textbf textit mbox fbox boxed "
-                      "footnote axiomref".split())  # fmt: skip
+                      "footnote axiomref caption makebox myindex".split())  # fmt: skip
 _SYMBOLS = {"S": "\u00a7", "P": "\u00b6", "ldots": "\u2026", "dots": "\u2026", "dag": "\u2020", "copyright": "\u00a9",
             "LaTeX": "LaTeX", "TeX": "TeX", "ae": "\u00e6", "o": "\u00f8", "ss": "\u00df", "l": "\u0142",
             "i": "i", "item": "\u2022", "textbackslash": "\\\\"}  # fmt: skip
@@ -90,7 +90,7 @@ _LAYOUT = frozenset(
     "centering raggedright raggedleft small footnotesize scriptsize tiny normalsize large Large LARGE huge Huge "
     "normalfont rm bf it sf tt sl em upshape itshape bfseries mdseries rmfamily sffamily ttfamily displaystyle "
     "textstyle relax protect nobreak allowbreak leavevmode phantomsection label index hypertarget nopagebreak "
-    "strut break newline par hfill vfill qquad quad enspace thinspace null hline newblock qedhere qed cline toprule "
+    "strut break newline par xspace hfill vfill qquad quad enspace thinspace null hline newblock qedhere qed cline toprule "
     "midrule bottomrule maketitle tableofcontents item noalign".split()
 )
 
@@ -99,7 +99,7 @@ _LAYOUT = frozenset(
 _DROP_WITH_ARG = frozenset(
     "color pagecolor includegraphics rput psset newcommand renewcommand providecommand def problemhead "
     "setlength addtolength setcounter addtocounter vspace hspace label index hypertarget pmlinkescapephrase "
-    "pmlinkescapetext bibliographystyle".split()
+    "pmlinkescapetext bibliographystyle glsadd subimport postdisplaypenalty".split()
 )
 _HEADINGS = frozenset("part chapter section subsection subsubsection paragraph subparagraph".split())
 
@@ -181,6 +181,10 @@ def _diagrams_to_arrays(tex: str) -> str | None:
 # Blackboard-bold shorthands every corpus defines for itself; other unknown commands become upright names.
 _BLACKBOARD = {f"{c}{c}": f"\\mathbb{{{c}}}" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 _MATH_COMMAND = re.compile(r"\\([A-Za-z]+)")
+# Standard LaTeX packages' commands KaTeX has under another name.
+_MATH_ALIASES = {"nicefrac": "\\tfrac", "widebar": "\\overline", "ensuremath": "", "xspace": "", "mspace": "\\mskip",
+                 "textesh": "\u0283", "dfn": "\\textit", "textnormal": "\\textrm", "sl": "", "bigskip": "",
+                 "medskip": "", "smallskip": ""}  # fmt: skip
 
 
 def _known_to_katex(tex: str, dropped: list[str] | None) -> str:
@@ -191,9 +195,14 @@ def _known_to_katex(tex: str, dropped: list[str] | None) -> str:
         name = m[1]
         if name in KATEX_COMMANDS or tex[max(0, m.start() - 7) : m.start()].endswith(("\\begin{", "\\end{")):
             return m[0]
+        if name in _MATH_ALIASES:
+            return _MATH_ALIASES[name]
+        if name in _LAYOUT:
+            return " "
         if dropped is not None:
             dropped.append("\\" + name)
-        return _BLACKBOARD.get(name, f"\\operatorname{{{name}}}")
+        # Braced, so that a subscript or superscript takes it whole.
+        return "{" + _BLACKBOARD.get(name, f"\\operatorname{{{name}}}") + "}"
 
     return _MATH_COMMAND.sub(swap, tex)
 
@@ -212,6 +221,8 @@ def _math_html(m: re.Match, source_url: str | None = None, resolve: Callable[[st
     else:
         tex, display = m["pa"] if m["pa"] is not None else m["d"], False
     tex = _DROP_IN_MATH.sub("", tex).strip()
+    # Math inside \text{..} of a formula: KaTeX reads \(..\) there, and a "$" would end the page's delimiters.
+    tex = re.sub(r"(?<!\\)\$(.+?)(?<!\\)\$", r"\\(\1\\)", tex, flags=re.S)
     if "ref" in tex:  # a reference inside a formula: its number as text (KaTeX has no \ref)
         tex = _REF_IN_MATH.sub(lambda r: "\\text{" + _ref_text(r[1], resolve) + "}", tex)
     for pattern, repl in _IN_MATH:
@@ -243,8 +254,8 @@ def _list_html(m: re.Match) -> str:
     return f"<{tag}>{''.join(lis)}</{tag}>"
 
 
-_REF = re.compile(r"\\(eqref|ref|cref|Cref|autoref|pageref|nameref|vref|olref|thmref)\*?(?:\[[^\]]*\])?\{([^{}]*)\}")
-_CITE = re.compile(r"\\(?:cite[tp]?|citealp|citealt|citeauthor|citeyear|parencite|textcite|footcite)\*?"
+_REF = re.compile(r"\\(eqref|ref|cref|Cref|autoref|pageref|nameref|vref|olref|thmref|sectionref|chapterref)\*?(?:\[[^\]]*\])?\{([^{}]*)\}")
+_CITE = re.compile(r"\\(?:[cC]ite[tp]?|citealp|citealt|citeauthor|citeyear|parencite|textcite|footcite|autocite)\*?"
                    r"(?:\[([^\]]*)\])?(?:\[([^\]]*)\])?\{([^{}]*)\}")
 _NESTED = re.compile(
     r"\\begin\{(?P<env>[A-Za-z]+\*?)\}(?P<opt>\[[^\]]*\])?(?P<body>(?:(?!\\begin\{[A-Za-z]+\*?\}).)*?)\\end\{(?P=env)\}", re.S
@@ -310,6 +321,7 @@ def _nested_html(m: re.Match) -> str:
 _ECHO = re.compile(r"\\begin\{(?P<e>[^{}]+)\}\s*\\end\{(?P=e)\}")
 # plasTeX's expansion of a robust command: \@nx\protect\@xp\@nx\csname cite \endcsname -> \cite
 _CSNAME = re.compile(r"(?:\\@nx|\\@xp|\\protect)+\s*\\csname\s+([A-Za-z]+)\s*\\endcsname\s*")
+_ENSUREMATH = re.compile(r"\\ensuremath\s*\{((?:[^{}$]|\{(?:[^{}$]|\{[^{}$]*\})*\})*)\}")
 _BLUEPRINT = re.compile(r"\\(?:uses|lean|proves|discussion|leanok|mathlibok|notready)\b(?:\{[^{}]*\})?")
 
 
@@ -352,6 +364,7 @@ def statement_html(
     <div class="trag-nested trag-nested-lemma"><strong>Lemma</strong> (Euclid). $p \\mid ab$</div> See <span class="trag-citekey">[stacks, Tag 00DV]</span>.
     """
     text = repair_echo(_CSNAME.sub(r"\\\1", latex or ""))
+    text = _ENSUREMATH.sub(lambda m: f"${m[1]}$", text)
     text = _BLUEPRINT.sub("", text)  # blueprint metadata (\\uses{...}, \\leanok): links for Lean, not mathematics
     if max_chars is not None and len(text) > max_chars:
         straddling = [m.start() for m in _MATH.finditer(text) if m.start() < max_chars < m.end()]
