@@ -46,7 +46,7 @@ def test_square_and_triangle_become_arrays_and_the_rest_a_link():
     assert square.startswith(r"$$\begin{array}{ccc}A &amp; \xrightarrow{f} &amp; B\\ \big\downarrow")
     assert r"\underset{\scriptstyle h}{\longrightarrow}" in square and _raw(square) == []
     triangle = diagram_tex(r"""\begin{tikzcd} & E \ar[d, "p"] \\ V \ar[ru, "g"] \ar[r, "f"'] & B \end{tikzcd}""")
-    assert r"\nearrow\rlap{\scriptstyle g}" in triangle and r"\big\downarrow\rlap{\scriptstyle p}" in triangle
+    assert r"\nearrow\mathrlap{\scriptstyle g}" in triangle and r"\big\downarrow\mathrlap{\scriptstyle p}" in triangle
     curved = statement_html(r"Then \[\xymatrix{A \ar@/^/[r] & B}\] commutes.", source_url="https://x.org/t")
     assert curved == ('Then <a class="trag-diagram" href="https://x.org/t" target="_blank" '
                       'rel="noopener noreferrer">diagram: see the source \u2197</a> commutes.')  # fmt: skip

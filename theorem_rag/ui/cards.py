@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -104,6 +105,22 @@ class CardExtras:
 
     resolve: Callable[[str], Any] | None = None
     used_by: int | None = None
+
+
+# TeX internals that plasTeX sometimes writes into an expansion (a macro's definition instead of its result).
+_BROKEN_EXPANSION = re.compile(r"\\(?:setbox|advance|global|expandafter|ifstrempty|dimen|csname)\b|\\@ ?ifnextchar|\\def\\")
+
+
+def display_text(theorem: Theorem) -> str:
+    """The statement to show: macros expanded, unless the expansion came out as TeX internals (then as written).
+
+    >>> display_text(Theorem(id="x", source="s", kind="lemma", doc_id="d", body_latex=r"$\\closure{A}$",
+    ...                      body_expanded=r"$\\setbox \\z @\\hbox{A}$"))
+    '$\\\\closure{A}$'
+    """
+    if theorem.body_expanded and _BROKEN_EXPANSION.search(theorem.body_expanded):
+        return theorem.body_latex
+    return theorem.text
 
 
 def _heading_html(theorem: Theorem, dropped: list[str] | None = None) -> str:
@@ -197,7 +214,7 @@ def hit_card(
     slogan = f'<div class="trag-slogan" title="Click to show all">{_text(line)}</div>' if line else ""
     section = _section_html(t)
     where = f'<span class="trag-where">{section}</span>' if section else ""
-    statement = statement_html(t.text, max_chars=STATEMENT_CHARS, resolve=extras.resolve, source_url=url)
+    statement = statement_html(display_text(t), max_chars=STATEMENT_CHARS, resolve=extras.resolve, source_url=url)
     proof = ""
     if getattr(t, "proof", ""):
         body = statement_html(t.proof, max_chars=PROOF_CHARS, resolve=extras.resolve, source_url=url)
@@ -217,7 +234,7 @@ def hit_card(
 def card_parts(theorem: Theorem, *, resolve: Any = None, dropped: list[str] | None = None) -> tuple[str, str]:
     """``(header, statement)`` HTML as a card shows them in full: what ``theorem-rag corpus lint`` checks."""
     header = f"{_heading_html(theorem, dropped)} {_section_html(theorem, dropped)}"
-    return header, statement_html(theorem.text, resolve=resolve, source_url=theorem.url, dropped=dropped)
+    return header, statement_html(display_text(theorem), resolve=resolve, source_url=theorem.url, dropped=dropped)
 
 
 def paper_card(paper: PaperHit, *, statements: int = 3) -> str:

@@ -174,7 +174,7 @@ def _symbol(arrow: _Arrow, dy: int, dx: int) -> str:
     else:
         sym = _DIAGONAL[(dy, dx)]
     text = " ".join(x for x in (arrow.label, arrow.below) if x)
-    return sym + (rf"\rlap{{\scriptstyle {text}}}" if text else "")
+    return sym + (rf"\mathrlap{{\scriptstyle {text}}}" if text else "")
 
 
 def diagram_tex(source: str) -> str | None:

@@ -364,7 +364,6 @@ def statement_html(
     <div class="trag-nested trag-nested-lemma"><strong>Lemma</strong> (Euclid). $p \\mid ab$</div> See <span class="trag-citekey">[stacks, Tag 00DV]</span>.
     """
     text = repair_echo(_CSNAME.sub(r"\\\1", latex or ""))
-    text = _ENSUREMATH.sub(lambda m: f"${m[1]}$", text)
     text = _BLUEPRINT.sub("", text)  # blueprint metadata (\\uses{...}, \\leanok): links for Lean, not mathematics
     if max_chars is not None and len(text) > max_chars:
         straddling = [m.start() for m in _MATH.finditer(text) if m.start() < max_chars < m.end()]
@@ -376,6 +375,8 @@ def statement_html(
         return f"\ue000{len(maths) - 1}\ue001"
 
     text = _MATH.sub(keep, text.replace("\ue000", "").replace("\ue001", ""))
+    # \ensuremath{..} in text is a formula (inside a formula it is only braces: see _MATH_ALIASES).
+    text = _ENSUREMATH.sub(lambda e: _MATH.sub(keep, f"${e[1]}$"), text)
     text = re.sub(r"(?<!\\)%[^\n]*", "", text)  # LaTeX comments
     text = re.sub(r"(\\[A-Za-z]+\*?)[ \t]+(?=[{\[])", r"\1", text)  # plasTeX writes "\cref {x}"
     text = _ACCENT.sub(_accent, text)
