@@ -6,7 +6,7 @@ arrows, with their labels, on the cells between. Anything else (arrows that skip
 arrows, two arrows through one cell) returns ``None``, and the card links to the source instead.
 
 >>> print(diagram_tex(r"\\xymatrix{A \\ar[r]^f \\ar[d] & B \\ar[d]^g \\\\ C \\ar[r] & D}"))
-\\begin{array}{ccc}A & \\xrightarrow{f} & B\\\\ \\big\\downarrow &  & \\big\\downarrow\\rlap{\\scriptstyle g}\\\\ C & \\xrightarrow{} & D\\end{array}
+\\begin{array}{ccc}A & \\xrightarrow{f} & B\\\\ \\big\\downarrow &  & \\big\\downarrow\\mathrlap{\\scriptstyle g}\\\\ C & \\xrightarrow{} & D\\end{array}
 >>> diagram_tex(r"\\xymatrix{A \\ar[rr] & & B}") is None
 True
 """
