@@ -36,7 +36,7 @@ _MATH = re.compile(
 )
 _DIAGRAM = re.compile(r"\\xymatrix|\\begin\{(tikzcd|tikzpicture)\}|\\diagram\b|\\(?:begin|end)\{(?:diagram|picture)\}")
 _DIAGRAM_START = re.compile(r"\\xymatrix(?:@[^{]*)?(?=\{)|\\begin\{tikzcd\}")
-_DROP_IN_MATH = re.compile(r"\\label\{[^{}]*\}|\\nonumber\b|\\notag\b|\\protect\b|\\(?:line|page)break\b|\\qedhere\b")
+_DROP_IN_MATH = re.compile(r"\\label\{[^{}]*\}|\\/|\\nonumber\b|\\notag\b|\\protect\b|\\(?:line|page)break\b|\\qedhere\b")
 _REF_IN_MATH = re.compile(r"\\(?:eq)?ref\s*\{([^{}]*)\}")
 # Text-mode commands KaTeX lacks, mapped onto ones it has.
 _IN_MATH = [(re.compile(r"\\textsc\{"), r"\\text{"), (re.compile(r"\\(?:mbox|hbox)\{"), r"\\text{"),
@@ -184,7 +184,7 @@ _MATH_COMMAND = re.compile(r"\\([A-Za-z]+)")
 # Standard LaTeX packages' commands KaTeX has under another name.
 _MATH_ALIASES = {"nicefrac": "\\tfrac", "widebar": "\\overline", "ensuremath": "", "xspace": "", "mspace": "\\mskip",
                  "textesh": "\u0283", "dfn": "\\textit", "textnormal": "\\textrm", "sl": "", "bigskip": "",
-                 "medskip": "", "smallskip": ""}  # fmt: skip
+                 "medskip": "", "smallskip": "", "centerdot": "\\cdot"}  # fmt: skip
 
 
 def _known_to_katex(tex: str, dropped: list[str] | None) -> str:
@@ -321,6 +321,7 @@ def _nested_html(m: re.Match) -> str:
 _ECHO = re.compile(r"\\begin\{(?P<e>[^{}]+)\}\s*\\end\{(?P=e)\}")
 # plasTeX's expansion of a robust command: \@nx\protect\@xp\@nx\csname cite \endcsname -> \cite
 _CSNAME = re.compile(r"(?:\\@nx|\\@xp|\\protect)+\s*\\csname\s+([A-Za-z]+)\s*\\endcsname\s*")
+_BOXED_MATH = re.compile(r"(\\(?:raisebox|mbox|hbox|text)\s*(?:\{[^{}$]*\}\s*)?\{)\$([^${}]*)\$\}")
 _ENSUREMATH = re.compile(r"\\ensuremath\s*\{((?:[^{}$]|\{(?:[^{}$]|\{[^{}$]*\})*\})*)\}")
 _BLUEPRINT = re.compile(r"\\(?:uses|lean|proves|discussion|leanok|mathlibok|notready)\b(?:\{[^{}]*\})?")
 
@@ -364,6 +365,9 @@ def statement_html(
     <div class="trag-nested trag-nested-lemma"><strong>Lemma</strong> (Euclid). $p \\mid ab$</div> See <span class="trag-citekey">[stacks, Tag 00DV]</span>.
     """
     text = repair_echo(_CSNAME.sub(r"\\\1", latex or ""))
+    # A formula inside a box inside a formula (HoTT's \ct): \raisebox{..}{$x$} -> \raisebox{..}{\(x\)}, so its
+    # "$" does not end the outer formula.
+    text = _BOXED_MATH.sub(r"\1\\(\2\\)}", text)
     text = _BLUEPRINT.sub("", text)  # blueprint metadata (\\uses{...}, \\leanok): links for Lean, not mathematics
     if max_chars is not None and len(text) > max_chars:
         straddling = [m.start() for m in _MATH.finditer(text) if m.start() < max_chars < m.end()]
