@@ -235,6 +235,7 @@ def _math_html(m: re.Match, source_url: str | None = None, resolve: Callable[[st
     if "\\begin{CD}" in tex:
         display = True  # KaTeX draws CD only in display mode
     tex = _known_to_katex(tex, dropped)
+    tex = re.sub(r"\}\s+\{", "}{", tex)  # spaces between arguments mean nothing in math; KaTeX's \mathchoice trips on them
     if tex.count("\\tag") > 1:  # KaTeX allows one \tag per formula; a tag per aligned row becomes a note
         tex = re.sub(r"\\tag\*?\s*\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}", r"\\qquad\\text{(\1)}", tex)
     if not tex:
