@@ -34,7 +34,7 @@ _MATH = re.compile(
     r"|(?P<tz>\\begin\{tikzcd\}.*?\\end\{tikzcd\})|(?P<tp>\\begin\{tikzpicture\}.*?\\end\{tikzpicture\})",
     re.S,
 )
-_DIAGRAM = re.compile(r"\\xymatrix|\\begin\{(tikzcd|tikzpicture)\}|\\diagram\b|\\(?:begin|end)\{(?:diagram|picture)\}")
+_DIAGRAM = re.compile(r"\\xymatrix|\\begin\{(tikzcd|tikzpicture|xy|picture|pspicture)\}|\\diagram\b|\\(?:begin|end)\{(?:diagram|picture)\}")
 _DIAGRAM_START = re.compile(r"\\xymatrix(?:@[^{]*)?(?=\{)|\\begin\{tikzcd\}")
 _DROP_IN_MATH = re.compile(r"\\label\{[^{}]*\}|\\/|\\nonumber\b|\\notag\b|\\protect\b|\\(?:line|page)break\b|\\qedhere\b")
 _REF_IN_MATH = re.compile(r"\\(?:eq)?ref\s*\{([^{}]*)\}")
@@ -238,7 +238,7 @@ def _math_html(m: re.Match, source_url: str | None = None, resolve: Callable[[st
     tex = re.sub(r"\}\s+\{", "}{", tex)  # spaces between arguments mean nothing in math; KaTeX's \mathchoice trips on them
     if tex.count("\\tag") > 1:  # KaTeX allows one \tag per formula; a tag per aligned row becomes a note
         tex = re.sub(r"\\tag\*?\s*\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}", r"\\qquad\\text{(\1)}", tex)
-    if not tex:
+    if not tex.strip("& \n\t\r"):  # nothing but the column separators of a table written with "$"
         return ""
     # "$" is escaped everywhere else, so the delimiters below are the only ones the page sees.
     tex = html.escape(tex, quote=False)
