@@ -207,6 +207,31 @@ def _known_to_katex(tex: str, dropped: list[str] | None) -> str:
     return _MATH_COMMAND.sub(swap, tex)
 
 
+_TEXT_GROUP = re.compile(r"\\(?:text[a-z]*|mbox|hbox|fbox|raisebox\{[^{}]*\})\s*$")
+
+
+def _inner_dollars(tex: str) -> str:
+    """A "$" inside a formula would end the page's delimiters. Inside ``\\text{..}`` a formula becomes
+    ``\\(..\\)`` (KaTeX reads that in text mode); anywhere else the "$" only repeats math mode and is dropped.
+
+    >>> print(_inner_dollars(r"h = 1 \\text{if $x$ holds} \\inferrule[right=$\\Pi$]{a}{b}"))
+    h = 1 \\text{if \\(x\\) holds} \\inferrule[right=\\Pi]{a}{b}
+    """
+    out, stack, in_math = [], [], False
+    for i, c in enumerate(tex):
+        if c == "{" and (i == 0 or tex[i - 1] != "\\"):
+            stack.append(bool(_TEXT_GROUP.search(tex[max(0, i - 40) : i])))
+        elif c == "}" and (i == 0 or tex[i - 1] != "\\") and stack:
+            stack.pop()
+        if c == "$" and (i == 0 or tex[i - 1] != "\\"):
+            if stack and stack[-1]:
+                out.append("\\)" if in_math else "\\(")
+                in_math = not in_math
+            continue
+        out.append(c)
+    return "".join(out)
+
+
 def _math_html(m: re.Match, source_url: str | None = None, resolve: Callable[[str], Any] | None = None,
                dropped: list[str] | None = None) -> str:  # fmt: skip
     if m["tp"] is not None:
@@ -221,8 +246,8 @@ def _math_html(m: re.Match, source_url: str | None = None, resolve: Callable[[st
     else:
         tex, display = m["pa"] if m["pa"] is not None else m["d"], False
     tex = _DROP_IN_MATH.sub("", tex).strip()
-    # Math inside \text{..} of a formula: KaTeX reads \(..\) there, and a "$" would end the page's delimiters.
-    tex = re.sub(r"(?<!\\)\$(.+?)(?<!\\)\$", r"\\(\1\\)", tex, flags=re.S)
+    if "$" in tex:
+        tex = _inner_dollars(tex)
     if "ref" in tex:  # a reference inside a formula: its number as text (KaTeX has no \ref)
         tex = _REF_IN_MATH.sub(lambda r: "\\text{" + _ref_text(r[1], resolve) + "}", tex)
     for pattern, repl in _IN_MATH:
