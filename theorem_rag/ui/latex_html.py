@@ -220,7 +220,8 @@ def _inner_dollars(tex: str) -> str:
     out, stack, in_math = [], [], False
     for i, c in enumerate(tex):
         if c == "{" and (i == 0 or tex[i - 1] != "\\"):
-            stack.append(bool(_TEXT_GROUP.search(tex[max(0, i - 40) : i])))
+            opens_text = bool(_TEXT_GROUP.search(tex[max(0, i - 40) : i]))
+            stack.append(opens_text or (bool(stack) and stack[-1] and not in_math))
         elif c == "}" and (i == 0 or tex[i - 1] != "\\") and stack:
             stack.pop()
         if c == "$" and (i == 0 or tex[i - 1] != "\\"):
