@@ -135,9 +135,10 @@ def big_store(pg_dsn, table_prefix):
     theorems = _synthetic(N_SYNTHETIC)
     s.upsert_documents([Document(id=f"doc{j}", source="a") for j in range(40)])
     s.upsert_theorems(theorems)
-    s.vector_space("v", DIM)
+    # MiniLM's width: the vector table has the size (pages per row) that makes the planner's choices realistic.
+    s.vector_space("v", 384)
     rng = np.random.default_rng(4)
-    s.write_vectors("v", [t.id for t in theorems], rng.normal(size=(N_SYNTHETIC, DIM)).astype(np.float32))
+    s.write_vectors("v", [t.id for t in theorems], rng.normal(size=(N_SYNTHETIC, 384)).astype(np.float32))
     with s.connection() as conn:
         conn.execute(f"ANALYZE {s.names.theorems}")
         conn.execute(f"ANALYZE {s.names.vectors('v')}")
@@ -168,6 +169,7 @@ def test_writes_read_only_the_rows_they_write(big_store):
         "update": lambda: s.upsert_theorems([replace(t, body_latex="w003 changed") for t in extra]),
         "slogans": lambda: s.set_slogans({t.id: "A new slogan." for t in extra}),
         "delete": lambda: s.delete_theorems([t.id for t in extra[:2]]),
+        "documents": lambda: s.upsert_documents([Document(id="doc1", source="a", year=2001)]),
         "delete_document": lambda: s.delete_document("doc39"),
         "count": lambda: s.count(),
         "count_vectors": lambda: s.count_vectors("v"),
@@ -176,8 +178,8 @@ def test_writes_read_only_the_rows_they_write(big_store):
         before = _rows_read(s, tables)
         step()
         read = _rows_read(s, tables) - before
-        # doc39 holds 75 statements: deleting them reads those (and their vectors), not the 3,000.
-        assert read <= (160 if name == "delete_document" else 20), (name, read)
+        # doc1 and doc39 hold 75 statements each: a new year or a deletion reads those (and their vectors).
+        assert read <= (160 if name in ("documents", "delete_document") else 20), (name, read)
     _check(s)
 
 

@@ -143,11 +143,14 @@ class TheoremStore(SpaceOps, SideTableOps):
                     inserted += was_insert
                     updated += not was_insert
             for space in self._all_spaces(conn):
+                # Through the statements' doc_id index and the vectors' primary key: vector tables have no doc_id
+                # index, and a join on v.doc_id would read the whole vector table per call.
                 conn.execute(
                     sql.SQL(
-                        "UPDATE {v} AS v SET year = d.year FROM {d} AS d "
-                        "WHERE d.id = v.doc_id AND d.id = ANY(%s) AND v.year IS DISTINCT FROM d.year"
-                    ).format(v=sql.Identifier(self.names.vectors(space.name)), d=sql.Identifier(self.names.documents)),
+                        "UPDATE {v} AS v SET year = d.year FROM {t} AS t JOIN {d} AS d ON d.id = t.doc_id "
+                        "WHERE v.theorem_id = t.id AND t.doc_id = ANY(%s) AND v.year IS DISTINCT FROM d.year"
+                    ).format(v=sql.Identifier(self.names.vectors(space.name)), t=sql.Identifier(self.names.theorems),
+                             d=sql.Identifier(self.names.documents)),  # fmt: skip
                     [[d.id for d in docs]],
                 )
         return UpsertCounts(inserted, updated, len(rows) - inserted - updated)
