@@ -224,3 +224,24 @@ def test_full_text_queries_do_not_count_the_table(big_store, query, tsquery, mat
     assert sql_matches == matches and len(s.search_text(query, k=100)) == min(100, matches)
     # Only matching statements are read; a count(*) would read all 3,000.
     assert read <= 20, read
+
+
+def test_a_long_query_reads_at_most_its_candidate_budget(big_store):
+    """Candidates come from the rarest terms whose frequencies fit the budget; the others only score them."""
+    from theorem_rag.db import sqltext
+    from theorem_rag.filters import Filters
+
+    s = big_store
+    query = "w010 w011 w012 w013 w014 w015"  # six common words, about 7% of the statements each
+    with s.connection() as conn:
+        terms = [sqltext.QueryTerm(lx, int(n), float(idf))
+                 for lx, n, idf in conn.execute(*sqltext.query_terms(s.names, query))]  # fmt: skip
+    assert len(terms) == 6 and all(150 < t.ndoc < 300 for t in terms)
+    unbounded = _plan_rows(s, *sqltext.text_search(s.names, query, Filters(), 20, terms=terms), s.names.theorems)
+    bounded_q = sqltext.text_search(s.names, query, Filters(), 20, terms=terms, budget=terms[0].ndoc)
+    bounded = _plan_rows(s, *bounded_q, s.names.theorems)
+    assert unbounded > 900 and bounded == terms[0].ndoc
+    with s.connection() as conn:
+        rows = conn.execute(*bounded_q).fetchall()
+    # Every candidate holds the rarest word; the best of them hold more of the others too.
+    assert len(rows) == 20 and rows[0][2] > rows[-1][2]
