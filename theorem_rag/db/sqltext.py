@@ -142,6 +142,9 @@ MAX_DF_SHARE = 0.2
 # whatever the size of the index.
 CANDIDATE_BUDGET = 20_000
 RANK_CAP = 500
+# A keyword query ranks at most this many of the statements that contain its words (by ts_rank_cd, which reads
+# positions); only a very common word matches more, and then which ones are ranked is arbitrary.
+KEYWORD_CAP = 20_000
 
 
 # Added to the full-text score of a statement whose name (or alias) is the query: a look-up by name. Full-text
@@ -151,7 +154,6 @@ EXACT_NAME_BOOST = 10
 # A query equal to one of a statement's recorded alternative names (PlanetMath's pmsynonym) is a look-up by name.
 _ALIAS_SQL = "EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce({a}.meta -> 'synonyms', '[]')) AS s(x) " \
     "WHERE lower(s.x) = %s)"
-_ALIAS = sql.SQL(_ALIAS_SQL.format(a="t"))
 _ALIAS_C = sql.SQL(_ALIAS_SQL.format(a="c"))
 
 
@@ -220,25 +222,25 @@ def text_search(
     n_cand = candidate_terms(terms, CANDIDATE_BUDGET if budget is None else budget)
     where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
     query_sql = sql.SQL(
-        """WITH terms AS (SELECT u.idf, to_tsquery('simple', u.lexeme) AS q FROM unnest(%s::text[], %s::float8[]) AS u(lexeme, idf)),
-        cand AS MATERIALIZED (
-            SELECT t.id, t.doc_id, t.tsv, t.name, t.meta, (SELECT coalesce(sum(terms.idf), 0) FROM terms WHERE t.tsv @@ terms.q) AS s
-            FROM {t} AS t {year_join}
-            WHERE (t.tsv @@ to_tsquery('simple', %s) OR lower(t.name) = %s) AND {where}),
-        top AS (SELECT * FROM cand ORDER BY lower(name) = %s DESC NULLS LAST, s DESC, id LIMIT %s)
+        """WITH terms AS (SELECT u.idf, to_tsquery('simple', u.lexeme) AS q FROM unnest(%s::text[], %s::float8[]) AS u(lexeme, idf))
         SELECT c.id, c.doc_id,
             c.s / %s + 0.1 * ts_rank_cd(c.tsv, to_tsquery('simple', %s), 1)
-            + CASE WHEN lower(c.name) = %s OR {alias} THEN {boost} ELSE 0 END AS score
-        FROM top AS c ORDER BY score DESC, c.id LIMIT %s"""
+            + CASE WHEN c.named OR {alias} THEN {boost} ELSE 0 END AS score
+        FROM (
+            SELECT t.id, t.doc_id, t.tsv, t.meta, coalesce(lower(t.name) = %s, false) AS named,
+                (SELECT coalesce(sum(terms.idf), 0) FROM terms WHERE t.tsv @@ terms.q) AS s
+            FROM {t} AS t {year_join}
+            WHERE (t.tsv @@ to_tsquery('simple', %s) OR lower(t.name) = %s) AND {where}
+            ORDER BY named DESC, s DESC, t.id LIMIT %s) AS c
+        ORDER BY score DESC, c.id LIMIT %s"""
     ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where, alias=_ALIAS_C,
              boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
     lowered = query.strip().lower()
     lexemes, idfs = [t.lexeme for t in terms], [t.idf for t in terms]
     generating = " | ".join(lexemes[:n_cand])
-    return query_sql, [
-        lexemes, idfs, generating, lowered, *fparams, lowered, RANK_CAP if rank_cap is None else rank_cap,
-        sum(idfs), " | ".join(lexemes), lowered, lowered, k,
-    ]  # fmt: skip
+    cap = RANK_CAP if rank_cap is None else rank_cap
+    return query_sql, [lexemes, idfs, sum(idfs), " | ".join(lexemes), lowered, lowered, generating, lowered, *fparams,
+                       max(cap, k), k]  # fmt: skip
 
 
 def _year_join(names: Names, filters: Filters) -> sql.Composable:
@@ -247,20 +249,31 @@ def _year_join(names: Names, filters: Filters) -> sql.Composable:
     return sql.SQL("LEFT JOIN {d} AS d ON d.id = t.doc_id").format(d=sql.Identifier(names.documents))
 
 
-def _keyword_search(names: Names, query: str, filters: Filters, k: int) -> tuple[sql.Composed, list]:
+def _keyword_search(names: Names, query: str, filters: Filters, k: int, cap: int | None = None) -> tuple[sql.Composed, list]:
+    """Every word as a prefix, ranked by ``ts_rank_cd``; a name equal to the query first, one containing it next.
+
+    ``ts_rank_cd`` reads each candidate's positions: at most ``KEYWORD_CAP`` statements that match the words are
+    ranked (all of them unless the words are very common), plus every statement whose name is the query.
+    """
     where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
     lowered = query.strip().lower()
     query_sql = sql.SQL(
-        """SELECT t.id, t.doc_id,
-            ts_rank_cd(t.tsv, q.q, 1)
-            + CASE WHEN lower(t.name) = %s OR {alias} THEN {boost} WHEN lower(t.name) LIKE %s THEN 1 ELSE 0 END AS score
-        FROM {t} AS t {year_join}, to_tsquery('english', %s) AS q(q)
-        WHERE (t.tsv @@ q.q OR lower(t.name) = %s) AND {where}
-        ORDER BY score DESC, t.id LIMIT %s"""
-    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where, alias=_ALIAS,
-             boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
+        """SELECT c.id, c.doc_id,
+            ts_rank_cd(c.tsv, q.q, 1)
+            + CASE WHEN lower(c.name) = %s OR {alias} THEN {boost} WHEN lower(c.name) LIKE %s THEN 1 ELSE 0 END AS score
+        FROM (
+            (SELECT t.id, t.doc_id, t.tsv, t.name, t.meta FROM {t} AS t {year_join}
+             WHERE t.tsv @@ to_tsquery('english', %s) AND lower(t.name) IS DISTINCT FROM %s AND {where} LIMIT %s)
+            UNION ALL
+            (SELECT t.id, t.doc_id, t.tsv, t.name, t.meta FROM {t} AS t {year_join} WHERE lower(t.name) = %s AND {where})
+        ) AS c, to_tsquery('english', %s) AS q(q)
+        ORDER BY score DESC, c.id LIMIT %s"""
+    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where,
+             alias=sql.SQL(_ALIAS_SQL.format(a="c")), boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
     pattern = f"%{_like_escape(lowered)}%"
-    return query_sql, [lowered, lowered, pattern, tsquery_text(query), lowered, *fparams, k]
+    tsq = tsquery_text(query)
+    return query_sql, [lowered, lowered, pattern, tsq, lowered, *fparams, KEYWORD_CAP if cap is None else cap,
+                       lowered, *fparams, tsq, k]  # fmt: skip
 
 
 def _update_if_changed(cols: Sequence[str], alias: str) -> tuple[sql.Composed, sql.Composed]:
