@@ -60,6 +60,18 @@ def create_space_table(names: Names, space: str, dim: int, half: bool) -> sql.Co
     ).format(v=sql.Identifier(names.vectors(space)), t=sql.Identifier(names.theorems), typ=_vec_type(dim, half))
 
 
+def text_index_name(names: Names) -> str:
+    """The full-text GIN index of the theorems table (schema v1 names it so)."""
+    return f"{names.theorems}_tsv"
+
+
+def create_text_index(names: Names) -> sql.Composed:
+    """The full-text GIN index over the generated ``tsv`` column, as schema v1 creates it."""
+    return sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (tsv)").format(
+        i=sql.Identifier(text_index_name(names)), t=sql.Identifier(names.theorems)
+    )
+
+
 def create_hnsw_index(names: Names, space: str, dim: int, m: int = 16, ef_construction: int = 64) -> sql.Composed:
     """HNSW over the binary-quantized embedding (one bit per dimension) with Hamming distance."""
     return sql.SQL(

@@ -25,6 +25,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the PostgreSQL store needs: pip install "theorem-rag[db]"') from err
 
 from theorem_rag.db import sqltext
+from theorem_rag.db.bulk import BulkOps, RelationSize
 from theorem_rag.db.cancel import tracked
 from theorem_rag.db.names import Names
 from theorem_rag.db.schema import migrate
@@ -33,7 +34,7 @@ from theorem_rag.db.vectors import SpaceOps, StoreUnavailable, VectorSpace
 from theorem_rag.errors import InputError
 from theorem_rag.records import Document, Hit, Theorem
 
-__all__ = ["StoreUnavailable", "TheoremStore", "UpsertCounts", "VectorSpace"]
+__all__ = ["RelationSize", "StoreUnavailable", "TheoremStore", "UpsertCounts", "VectorSpace"]
 
 @dataclass(frozen=True)
 class UpsertCounts:
@@ -48,7 +49,7 @@ def _configure(conn: psycopg.Connection) -> None:
     register_vector(conn)
 
 
-class TheoremStore(SpaceOps, SideTableOps):
+class TheoremStore(SpaceOps, SideTableOps, BulkOps):
     """Statements, documents and embedding spaces in PostgreSQL under one table prefix.
 
     >>> TheoremStore("dbname=theorem_rag", table="theorems").names.documents
