@@ -115,3 +115,33 @@ def test_text_index_drop_and_build(store):
     assert name in {s.name for s in store.relation_sizes()}
     with pytest.raises(InputError, match="parallel_workers"):
         store.build_text_index(parallel_workers=-1)
+
+
+def test_document_upsert_reads_only_the_vectors_of_its_statements(store):
+    """The year sync after a document write goes through the statements' doc_id index to the vectors' primary key:
+    with sequential scans disabled the plan has none on the vector table (it has no doc_id index, so the old
+    join on ``v.doc_id`` had to scan it whole on every document write)."""
+    from theorem_rag.db import sqltext
+
+    store.copy_theorems(THEOREMS)
+    store.vector_space("toy", 8)
+    store.write_vectors("toy", [t.id for t in THEOREMS], theorem_vectors())  # documents come after: no year yet
+    assert {h.theorem_id for h in store.exact_search("toy", theorem_vectors()[2], k=6, filters={"year_min": 1})} == set()
+    assert store.upsert_documents(DOCS).inserted == 3
+    got = {h.theorem_id for h in store.exact_search("toy", theorem_vectors()[2], k=6, filters={"year_min": 2000})}
+    assert got == {"stacks:00DV", "stacks:00FN", "paper:1:thm1", "paper:1:lem2"}  # napkin's document has no year
+    assert store.upsert_documents(DOCS).unchanged == 3
+    with store.connection() as conn, conn.transaction():
+        conn.execute("SET LOCAL enable_seqscan = off")
+        query = sqltext.sync_document_years(store.names, "toy")
+        plan = conn.execute(b"EXPLAIN (FORMAT JSON) " + query.as_bytes(conn), [["paper:1"]]).fetchone()[0]
+    scans = []
+
+    def walk(node):
+        scans.append((node["Node Type"], node.get("Relation Name")))
+        for child in node.get("Plans", []):
+            walk(child)
+
+    walk(plan[0]["Plan"])
+    assert ("Seq Scan", store.names.vectors("toy")) not in scans
+    assert ("Index Scan", store.names.vectors("toy")) in scans

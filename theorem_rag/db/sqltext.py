@@ -255,6 +255,19 @@ def upsert_theorems(names: Names) -> sql.Composed:
     ).format(t=sql.Identifier(names.theorems), cols=ident, updates=updates, changed=changed)
 
 
+def sync_document_years(names: Names, space: str) -> sql.Composed:
+    """Copy the year of the given documents (bound: a list of ids) into the vectors of their statements.
+
+    The statements are found through the theorems' ``doc_id`` index and their vectors by primary key, so the
+    cost follows the statements of those documents, not the size of the vector table (which has no ``doc_id``
+    index).
+    """
+    return sql.SQL(
+        """UPDATE {v} AS v SET year = d.year FROM {t} AS t JOIN {d} AS d ON d.id = t.doc_id
+        WHERE t.doc_id = ANY(%s) AND v.theorem_id = t.id AND v.year IS DISTINCT FROM d.year"""
+    ).format(v=sql.Identifier(names.vectors(space)), t=sql.Identifier(names.theorems), d=sql.Identifier(names.documents))
+
+
 def upsert_documents(names: Names) -> sql.Composed:
     cols = sql.SQL(", ").join(map(sql.Identifier, DOCUMENT_COLUMNS))
     placeholders = sql.SQL(", ").join(sql.Placeholder() * len(DOCUMENT_COLUMNS))

@@ -137,21 +137,23 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps):
             (d.id, d.source, d.title, list(d.authors), d.abstract, d.introduction, d.license, d.url, d.year, Jsonb(d.meta))
             for d in docs
         ]
-        inserted = updated = 0
+        changed: list[str] = []
+        inserted = 0
         with self.connection() as conn, conn.transaction():
-            for row in rows:
-                for _, was_insert in conn.execute(sqltext.upsert_documents(self.names), row).fetchall():
-                    inserted += was_insert
-                    updated += not was_insert
-            for space in self._all_spaces(conn):
-                conn.execute(
-                    sql.SQL(
-                        "UPDATE {v} AS v SET year = d.year FROM {d} AS d "
-                        "WHERE d.id = v.doc_id AND d.id = ANY(%s) AND v.year IS DISTINCT FROM d.year"
-                    ).format(v=sql.Identifier(self.names.vectors(space.name)), d=sql.Identifier(self.names.documents)),
-                    [[d.id for d in docs]],
-                )
-        return UpsertCounts(inserted, updated, len(rows) - inserted - updated)
+            if rows:
+                with conn.cursor() as cur:  # one pipelined round trip per batch, not one per document
+                    cur.executemany(sqltext.upsert_documents(self.names), rows, returning=True)
+                    while True:
+                        for doc_id, was_insert in cur.fetchall():
+                            changed.append(doc_id)
+                            inserted += was_insert
+                        if not cur.nextset():
+                            break
+            if changed:
+                for space in self._all_spaces(conn):
+                    conn.execute(sqltext.sync_document_years(self.names, space.name), [changed])
+        updated = len(changed) - inserted
+        return UpsertCounts(inserted, updated, len(rows) - len(changed))
 
     def upsert_theorems(self, theorems: Iterable[Theorem], slogans: Mapping[str, str] | None = None) -> UpsertCounts:
         """Idempotent upsert by id and content hash, bulk-loaded through ``COPY``.
