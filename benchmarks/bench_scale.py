@@ -139,6 +139,7 @@ def code_version() -> dict:
 def start_server(data_dir: Path, settings: dict[str, str]):
     """A fresh embedded server in ``data_dir/pg`` configured with ``settings`` (ALTER SYSTEM, then a restart)."""
     import psycopg
+    from psycopg import sql
 
     from theorem_rag.db.server import EmbeddedServer, ensure_database
 
@@ -146,7 +147,8 @@ def start_server(data_dir: Path, settings: dict[str, str]):
     dsn = server.start()
     with psycopg.connect(dsn, autocommit=True) as conn:
         for name, value in settings.items():
-            conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")  # names and values come from this file's flags
+            # ALTER SYSTEM takes no bound parameters: the name is an identifier, the value a quoted literal.
+            conn.execute(sql.SQL("ALTER SYSTEM SET {} = {}").format(sql.Identifier(name), sql.Literal(value)))
     server.stop()
     dsn = server.start()
     ensure_database(dsn, "theorem_rag")
