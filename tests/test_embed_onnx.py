@@ -3,6 +3,8 @@ sentence-transformers model; and the query cache. Model-loading tests are marked
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -23,6 +25,13 @@ def test_unknown_backends_are_input_errors():
     assert check_backend("torch") == "torch"
     with pytest.raises(InputError, match="torch, onnx-int8"):
         Embedder(backend="onnx")
+
+
+def test_missing_onnxruntime_names_the_extra(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    with pytest.raises(ImportError, match=r'onnx and onnxruntime: pip install "theorem-rag\[models\]"'):
+        Embedder(backend="onnx-int8", cache_dir=tmp_path).embed_documents(["x"])
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_cache_folder_names_the_model_and_its_fingerprint(tmp_path):

@@ -116,7 +116,9 @@ class Embedder:
     def onnx(self) -> Any:
         """The int8 ONNX encoder (``backend="onnx-int8"``), built or loaded on first use."""
         if self._onnx is None:
-            from theorem_rag.embed_onnx import OnnxInt8Encoder
+            from theorem_rag.embed_onnx import OnnxInt8Encoder, require_onnxruntime
+
+            require_onnxruntime()  # before loading the model, so a missing extra is said at once
 
             cache = self.cache_dir
             if cache is None:

@@ -120,6 +120,15 @@ def export_int8(st_model: Any, folder: Path) -> Path:
     return folder / "model_int8.onnx"
 
 
+def require_onnxruntime() -> Any:
+    """The ``onnxruntime`` module, or an ImportError naming the extra that installs it."""
+    try:
+        import onnxruntime
+    except ImportError as e:
+        raise ImportError(f"the onnx-int8 backend needs onnx and onnxruntime: {_ONNX_EXTRA}") from e
+    return onnxruntime
+
+
 class OnnxInt8Encoder:
     """Encodes texts with the int8 ONNX graph of a loaded SentenceTransformer, building it on first use.
 
@@ -129,10 +138,7 @@ class OnnxInt8Encoder:
     """
 
     def __init__(self, st_model: Any, model_name: str, cache_root: str | os.PathLike, threads: int | None = None) -> None:
-        try:
-            import onnxruntime as ort
-        except ImportError as e:
-            raise ImportError(f"the onnx-int8 backend needs onnxruntime: {_ONNX_EXTRA}") from e
+        ort = require_onnxruntime()
         self.st_model = st_model
         self.folder = cache_folder(cache_root, model_name, model_fingerprint(st_model))
         path = self.folder / "model_int8.onnx"
