@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3, 4]
+[1, 2, 3, 4, 8]
 """
 
 from __future__ import annotations
@@ -126,12 +126,22 @@ def _v4(n: Names) -> list[Step]:
     ]
 
 
+def _v8(n: Names) -> list[sql.Composed]:
+    """Which backend ran the model of a space (torch, onnx-int8); every space built before ran torch."""
+    return [
+        sql.SQL("ALTER TABLE {sp} ADD COLUMN IF NOT EXISTS backend text NOT NULL DEFAULT 'torch'").format(
+            sp=sql.Identifier(n.spaces)
+        )
+    ]
+
+
 # (version, description, statements): append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
     (2, "feedback.answer (answer text)", _v2),
     (3, "lexicon: document frequency per full-text lexeme", _v3),
     (4, "counts and lexicon maintained by statement triggers (no recount per write or query)", _v4),
+    (8, "spaces.backend: the backend that ran the embedding model (torch, onnx-int8)", _v8),
 ]
 LATEST = MIGRATIONS[-1][0]
 
