@@ -11,6 +11,7 @@ UpsertCounts(inserted=1, updated=0, unchanged=0)
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -42,10 +43,14 @@ class UpsertCounts:
     unchanged: int = 0
 
 
-def _configure(conn: psycopg.Connection) -> None:
+def _configure(conn: psycopg.Connection, statement_timeout: float = 0) -> None:
     from pgvector.psycopg import register_vector
 
     register_vector(conn)
+    if statement_timeout:
+        # Once per pooled connection, not per query: a backstop for any statement that outlives the request that
+        # asked for it (the servers also cancel a request's queries at its deadline).
+        conn.execute("SELECT set_config('statement_timeout', %s, false)", [f"{max(1, round(statement_timeout * 1000))}ms"])
 
 
 class TheoremStore(SpaceOps, SideTableOps):
@@ -56,9 +61,13 @@ class TheoremStore(SpaceOps, SideTableOps):
     """
 
     def __init__(
-        self, dsn: str, table: str = "theorems", *, pool_size: int = 4, timeout: float = 5.0, max_query_chars: int = 20_000
+        self, dsn: str, table: str = "theorems", *, pool_size: int = 4, timeout: float = 5.0, max_query_chars: int = 20_000,
+        statement_timeout: float = 0,
     ) -> None:
+        if statement_timeout < 0:
+            raise InputError(f"statement_timeout must be 0 (no limit) or positive seconds, got {statement_timeout!r}")
         self.dsn = dsn
+        self.statement_timeout = statement_timeout
         self.names = Names(table)
         self.pool_size = pool_size
         self.timeout = timeout
@@ -78,7 +87,7 @@ class TheoremStore(SpaceOps, SideTableOps):
                     min_size=1,
                     max_size=self.pool_size,
                     kwargs={"autocommit": True, "connect_timeout": max(1, int(self.timeout))},
-                    configure=_configure,
+                    configure=functools.partial(_configure, statement_timeout=self.statement_timeout),
                     check=ConnectionPool.check_connection,
                     timeout=self.timeout,
                     name=f"theorem_rag:{self.names.prefix}",
