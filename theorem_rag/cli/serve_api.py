@@ -190,11 +190,14 @@ def api(host: str, port: int, max_body_bytes: int, log_level: str, batch_queries
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface for --transport http.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
               help="Port for --transport http.")  # fmt: skip
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
+              show_default=True, help="Log level of the HTTP server (--transport http).")  # fmt: skip
 @with_serving_options
 @with_rate_options
 @threads_option
 @with_db_options
-def mcp(transport: str, host: str, port: int, torch_threads: int, batch_queries: bool, **flags: Any) -> None:
+def mcp(transport: str, host: str, port: int, log_level: str, torch_threads: int, batch_queries: bool,
+        **flags: Any) -> None:  # fmt: skip
     """Serve the MCP tools search_theorems, get_theorem and get_paper; over HTTP, THEOREM_RAG_API_KEY (when set)
     is required as on REST, and a host beyond loopback needs it."""
     try:
@@ -221,6 +224,6 @@ def mcp(transport: str, host: str, port: int, torch_threads: int, batch_queries:
             click.echo(f"theorem-rag MCP (streamable HTTP) on http://{host}:{port}/mcp", err=True)
             serve_http(server, host=host, port=port, api_key=api_key,
                        rate_limit_per_minute=settings.rate_limit_per_minute,
-                       rate_limit_burst=settings.rate_limit_burst)  # fmt: skip
+                       rate_limit_burst=settings.rate_limit_burst, log_level=log_level)  # fmt: skip
     finally:
         search.close()

@@ -14,6 +14,7 @@ when the deadline passes. Refusals raise :class:`~theorem_rag.serving.admission.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from collections.abc import Callable
@@ -66,8 +67,20 @@ class SearchService:
         async with self.admission.admitted():
             vectors = await self._embed(query)
             async with self.admission.slot(until):
-                return await call_with_deadline(_with_vectors(vectors, fn) if vectors else fn, *args, deadline=until,
-                                                **kwargs)  # fmt: skip
+                return await call_with_deadline(self._in_thread(fn, vectors), *args, deadline=until, **kwargs)
+
+    def _in_thread(self, fn: Callable[..., Any], vectors: dict[str, Any]) -> Callable[..., Any]:
+        """``fn`` as the worker thread runs it: with the query vectors at hand, and on one pinned database
+        connection for all its queries (one pool checkout per request)."""
+        store = getattr(self.search, "store", None)
+        pinned = getattr(store, "pinned", None)
+
+        @functools.wraps(fn)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with provided(vectors), (pinned() if pinned is not None else contextlib.nullcontext()):
+                return fn(*args, **kwargs)
+
+        return call
 
     async def _embed(self, query: str | None) -> dict[str, Any]:
         batcher = self.batcher
@@ -81,12 +94,3 @@ class SearchService:
         except InputError:
             return {}
         return {text: await batcher.aembed(text)}
-
-
-def _with_vectors(vectors: dict[str, Any], fn: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(fn)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        with provided(vectors):
-            return fn(*args, **kwargs)
-
-    return call
