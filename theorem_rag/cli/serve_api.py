@@ -192,12 +192,14 @@ def api(host: str, port: int, max_body_bytes: int, log_level: str, batch_queries
               help="Port for --transport http.")  # fmt: skip
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
               show_default=True, help="Log level of the HTTP server (--transport http).")  # fmt: skip
+@click.option("--response", type=click.Choice(["json", "sse"]), default="json", show_default=True,
+              help="How --transport http answers a call: one JSON body, or an event stream.")  # fmt: skip
 @with_serving_options
 @with_rate_options
 @threads_option
 @with_db_options
-def mcp(transport: str, host: str, port: int, log_level: str, torch_threads: int, batch_queries: bool,
-        **flags: Any) -> None:  # fmt: skip
+def mcp(transport: str, host: str, port: int, log_level: str, response: str, torch_threads: int,
+        batch_queries: bool, **flags: Any) -> None:  # fmt: skip
     """Serve the MCP tools search_theorems, get_theorem and get_paper; over HTTP, THEOREM_RAG_API_KEY (when set)
     is required as on REST, and a host beyond loopback needs it."""
     try:
@@ -224,6 +226,7 @@ def mcp(transport: str, host: str, port: int, log_level: str, torch_threads: int
             click.echo(f"theorem-rag MCP (streamable HTTP) on http://{host}:{port}/mcp", err=True)
             serve_http(server, host=host, port=port, api_key=api_key,
                        rate_limit_per_minute=settings.rate_limit_per_minute,
-                       rate_limit_burst=settings.rate_limit_burst, log_level=log_level)  # fmt: skip
+                       rate_limit_burst=settings.rate_limit_burst, log_level=log_level,
+                       json_response=response == "json")  # fmt: skip
     finally:
         search.close()
