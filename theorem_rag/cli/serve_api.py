@@ -9,7 +9,7 @@ Both answer through one :class:`~theorem_rag.serving.service.SearchService` per 
 searches run at once, ``--search-queue`` more wait (their queries embedded together meanwhile), each at most
 ``--queue-wait`` seconds; beyond that a request is answered at once (REST: 503 with ``Retry-After``; MCP: a tool
 error saying when to retry). ``theorem-rag api --workers N`` runs N processes on one port over the same database,
-each with its own model, pool (one connection per search thread, and one for ``/health``) and bounds.
+each with its own model, pool (two connections per search thread, and one for ``/health``) and bounds.
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ def with_rate_options(fn):
 
 serving_options = [
     click.option("--search-threads", type=click.IntRange(min=1),
-                 help="Searches run at once per process (the rest wait); the database pool holds one more "
-                 "connection. [default: THEOREM_RAG_SEARCH_THREADS or 4]"),
+                 help="Searches run at once per process (the rest wait); the database pool holds two connections "
+                 "per search thread and one more. [default: THEOREM_RAG_SEARCH_THREADS or 4]"),
     click.option("--search-queue", type=click.IntRange(min=0),
                  help="Searches that may wait beyond the running ones; more are refused at once (503 with "
                  "Retry-After). [default: THEOREM_RAG_SEARCH_QUEUE or 16]"),
@@ -73,9 +73,10 @@ def with_serving_options(fn):
 
 
 def server_settings(settings: Settings) -> Settings:
-    """A server's settings: a pool of one connection per search thread plus one (``/health``), and a statement
-    timeout no longer than the request timeout when none is set."""
-    update: dict[str, Any] = {"db_pool_size": max(settings.db_pool_size, settings.search_threads + 1)}
+    """A server's settings: a pool of two connections per search thread (a search may run its full-text query
+    beside the dense one) plus one (``/health``), opened as needed, and a statement timeout no longer than the
+    request timeout when none is set."""
+    update: dict[str, Any] = {"db_pool_size": max(settings.db_pool_size, 2 * settings.search_threads + 1)}
     if not settings.statement_timeout:
         update["statement_timeout"] = settings.request_timeout
     return settings.model_copy(update=update)
