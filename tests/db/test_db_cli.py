@@ -6,6 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from theorem_rag.cli.db import db
+from theorem_rag.db.schema import LATEST, MIGRATIONS
 
 from theorem_rag.db.schema import LATEST, MIGRATIONS
 
