@@ -198,3 +198,9 @@ def test_commands_katex_lacks_become_names_and_are_counted():
     out = statement_html(r"Let $X = \Spec(\ZZ)$ and $\begin{pmatrix} a \end{pmatrix}$.", dropped=dropped)
     assert out == r"Let $X = {\operatorname{Spec}}({\mathbb{Z}})$ and $\begin{pmatrix} a \end{pmatrix}$."
     assert dropped == [r"\Spec", r"\ZZ"]
+
+
+def test_a_cut_statement_still_closes_its_lists():
+    out = statement_html(r"Let $R$ be a ring. \begin{enumerate} \item first \item second and more words \end{enumerate}",
+                         max_chars=50)  # fmt: skip
+    assert out == "Let $R$ be a ring. <ol><li>first \u2026</li></ol>"

@@ -401,6 +401,15 @@ def statement_html(
     if max_chars is not None and len(text) > max_chars:
         straddling = [m.start() for m in _MATH.finditer(text) if m.start() < max_chars < m.end()]
         text = text[: straddling[0] if straddling else max_chars].rstrip() + " \u2026"
+        # Close the lists the cut left open, innermost first, so they still render as lists.
+        opened = re.findall(r"\\(begin|end)\{(itemize|enumerate|description)\}", text)
+        stack: list[str] = []
+        for kind, env in opened:
+            if kind == "begin":
+                stack.append(env)
+            elif stack and stack[-1] == env:
+                stack.pop()
+        text += "".join(f"\\end{{{env}}}" for env in reversed(stack))
     maths: list[str] = []
 
     def keep(m: re.Match) -> str:
