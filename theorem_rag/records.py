@@ -163,6 +163,8 @@ class Hit:
 
     ``theorem`` is filled when the store returns the full record; ``slogan`` is the text that was embedded.
     ``dense_rank`` / ``lexical_rank`` say where the dense and full-text rankings put it before fusion.
+    ``confidence`` (0..1) is the calibrated confidence that this hit is what was asked for (see
+    ``theorem_rag.query_understanding.confidence``); ``score`` stays the ranking's internal value.
     """
 
     theorem_id: str
@@ -173,6 +175,7 @@ class Hit:
     doc_id: str | None = None
     dense_rank: int | None = None
     lexical_rank: int | None = None
+    confidence: float | None = None
 
 
 @dataclass(frozen=True)

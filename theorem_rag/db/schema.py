@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3]
+[1, 2, 3, 5]
 """
 
 from __future__ import annotations
@@ -98,11 +98,22 @@ def _v3(n: Names) -> list[sql.Composed]:
     ]
 
 
+def _v5(n: Names) -> list[sql.Composed]:
+    """Trigram matching on statement names (pg_trgm, in PostgreSQL's contrib): "did you mean" for misspelt names."""
+    return [
+        sql.SQL("CREATE EXTENSION IF NOT EXISTS pg_trgm"),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (lower(name) gin_trgm_ops)").format(
+            i=sql.Identifier(f"{n.theorems}_name_trgm"), t=sql.Identifier(n.theorems)
+        ),
+    ]
+
+
 # (version, description, statements): append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Callable[[Names], list[sql.Composed]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
     (2, "feedback.answer (answer text)", _v2),
     (3, "lexicon: document frequency per full-text lexeme", _v3),
+    (5, "pg_trgm and a trigram index on statement names", _v5),
 ]
 LATEST = MIGRATIONS[-1][0]
 

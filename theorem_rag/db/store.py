@@ -26,6 +26,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
 
 from theorem_rag.db import sqltext
 from theorem_rag.db.cancel import tracked
+from theorem_rag.db.lookup import LookupOps
 from theorem_rag.db.names import Names
 from theorem_rag.db.schema import migrate
 from theorem_rag.db.side_tables import SideTableOps
@@ -48,7 +49,7 @@ def _configure(conn: psycopg.Connection) -> None:
     register_vector(conn)
 
 
-class TheoremStore(SpaceOps, SideTableOps):
+class TheoremStore(SpaceOps, SideTableOps, LookupOps):
     """Statements, documents and embedding spaces in PostgreSQL under one table prefix.
 
     >>> TheoremStore("dbname=theorem_rag", table="theorems").names.documents

@@ -1,0 +1,73 @@
+"""SQL text for the look-ups of query understanding, built apart from running it: every value bound.
+
+Definitions named as a term, documents by arXiv id or DOI, names close to a misspelt one (pg_trgm).
+
+>>> q, p = definitions_named(Names("theorems"), "metric space", exact=True, filters=Filters(), k=5)
+>>> p[:3]
+['metric space', 'metric spaces', 'metric space']
+"""
+
+from __future__ import annotations
+
+from psycopg import sql
+
+from theorem_rag.db.names import Names
+from theorem_rag.db.sqltext import filter_clause
+from theorem_rag.filters import Filters
+
+DEFINITION_KINDS = ["definition"]
+
+
+def _plural(term: str) -> str:
+    return term[:-1] + "ies" if term.endswith("y") and not term.endswith(("ay", "ey", "oy")) else term + "s"
+
+
+def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters, k: int) -> tuple[sql.Composed, list]:
+    """Definitions whose name (or recorded alias) is ``term`` (or its plural); with ``exact=False`` also those
+    whose name contains every word of it, shorter names first (the plain "Flat module" before "Flat module over a
+    scheme")."""
+    where, fparams = filter_clause(filters, "t")
+    t = term.strip().lower()
+    alias = ("EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce(t.meta -> 'synonyms', '[]')) AS s(x) "
+             "WHERE lower(s.x) = %s OR lower(s.x) = %s)")  # fmt: skip
+    loose = "" if exact else "OR to_tsvector('english', coalesce(t.name, '')) @@ plainto_tsquery('english', %s)"
+    query = sql.SQL(
+        """SELECT t.id, t.doc_id, (lower(t.name) IN (%s, %s) OR {alias}) AS exact
+        FROM {t} AS t
+        WHERE t.kind = ANY(%s) AND (lower(t.name) IN (%s, %s) OR {alias} {loose}) AND {where}
+        ORDER BY exact DESC, length(coalesce(t.name, '')), t.id LIMIT %s"""
+    ).format(t=sql.Identifier(names.theorems), alias=sql.SQL(alias), loose=sql.SQL(loose), where=where)
+    params: list = [t, _plural(t), t, _plural(t), DEFINITION_KINDS, t, _plural(t), t, _plural(t)]
+    if not exact:
+        params.append(term)
+    return query, [*params, *fparams, k]
+
+
+def documents_by_identifier(names: Names, arxiv_id: str | None, doi: str | None) -> tuple[sql.Composed, list]:
+    """Documents whose recorded arXiv id, DOI or URL carries the identifier."""
+    query = sql.SQL(
+        """SELECT id FROM {d}
+        WHERE (%s::text IS NOT NULL AND (meta ->> 'arxiv_id' = %s OR url LIKE %s))
+           OR (%s::text IS NOT NULL AND (lower(meta ->> 'doi') = lower(%s) OR lower(url) LIKE lower(%s)))
+        ORDER BY id LIMIT 5"""
+    ).format(d=sql.Identifier(names.documents))
+    return query, [arxiv_id, arxiv_id, f"%{arxiv_id}%", doi, doi, f"%{doi}%"]
+
+
+def document_titles(names: Names, min_words: int = 3) -> tuple[sql.Composed, list]:
+    """Ids and titles of documents with a title of at least ``min_words`` words (papers, books, chapters)."""
+    query = sql.SQL(
+        "SELECT id, title FROM {d} WHERE array_length(regexp_split_to_array(trim(title), '\\s+'), 1) >= %s ORDER BY id"
+    ).format(d=sql.Identifier(names.documents))
+    return query, [min_words]
+
+
+def similar_names(names: Names, text: str, k: int, threshold: float) -> tuple[sql.Composed, list]:
+    """Statement names closest to ``text`` by trigram similarity (pg_trgm), at least ``threshold``."""
+    query = sql.SQL(
+        """SELECT name, max(similarity(lower(name), %s)) AS sim FROM {t}
+        WHERE name IS NOT NULL AND lower(name) %% %s GROUP BY name HAVING max(similarity(lower(name), %s)) >= %s
+        ORDER BY sim DESC, name LIMIT %s"""
+    ).format(t=sql.Identifier(names.theorems))
+    t = text.strip().lower()
+    return query, [t, t, t, threshold, k]
