@@ -157,6 +157,26 @@ class TheoremSearch:
         self._check_built()
         return self.retriever.search_papers(query, k=k, filters=_filters(**_filter_kwargs(filters)))
 
+    def assess(self, query: str, hits: Sequence[Hit | PaperHit]) -> Any:
+        """How close a match ``hits`` (a result of :meth:`search` or :meth:`search_papers` for ``query``) is: an
+        :class:`~theorem_rag.query_understanding.confidence.Assessment` with ``confident``, the first hit's
+        calibrated ``confidence``, a plain message and suggestions when nothing matches well (a statement name
+        close to the query by trigram similarity among them), and what query understanding did (``notes``).
+
+        >>> search.assess("asdfghjkl", search.search("asdfghjkl")).confident   # doctest: +SKIP
+        False
+        """
+        from theorem_rag.query_understanding import understand
+        from theorem_rag.query_understanding.confidence import assess
+
+        plan = understand(query)
+        confidences = [_confidence(h) for h in hits]
+        suggestion = None
+        if not assess(confidences).confident and not plan.formula:
+            close = self.store.similar_names(plan.text, k=1)
+            suggestion = close[0][0] if close and close[0][0].lower() != plan.text.lower() else None
+        return assess(confidences, did_you_mean=suggestion, notes=plan.notes)
+
     def get_theorem(self, theorem_id: str) -> Hit | None:
         """The theorem record with its slogan (as a :class:`Hit` with score 1.0), or None if unknown."""
         hits = self.store.hydrate([Hit(theorem_id, 1.0, rank=1)])
@@ -193,6 +213,13 @@ class TheoremSearch:
 
     def close(self) -> None:
         self.store.close()
+
+
+def _confidence(hit: Hit | PaperHit) -> float | None:
+    """A hit's confidence; a paper's is its best statement's."""
+    if isinstance(hit, PaperHit):
+        return max((h.confidence for h in hit.hits if h.confidence is not None), default=None)
+    return hit.confidence
 
 
 def _filter_kwargs(filters: Mapping[str, Any]) -> dict[str, Any]:

@@ -186,10 +186,13 @@ def create_app(
         until = deadline()
         if req.level == "paper":
             papers = await run(search.search_papers, req.query, req.k, until=until, **req.filters())
+            assessment = await run(search.assess, req.query, papers, until=until)
             return SearchResponse(query=req.query, level="paper", k=k,
-                                  papers=[PaperHitOut.from_paper_hit(p) for p in papers])  # fmt: skip
+                                  papers=[PaperHitOut.from_paper_hit(p) for p in papers]).assessed(assessment)  # fmt: skip
         hits = await run(search.search, req.query, req.k, until=until, **req.filters())
-        return SearchResponse(query=req.query, level="theorem", k=k, results=[HitOut.from_hit(h) for h in hits])
+        assessment = await run(search.assess, req.query, hits, until=until)
+        return SearchResponse(query=req.query, level="theorem", k=k,
+                              results=[HitOut.from_hit(h) for h in hits]).assessed(assessment)
 
     @app.get("/health", tags=["service"])
     async def health() -> JSONResponse:

@@ -26,7 +26,8 @@ def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters,
     """Definitions whose name (or recorded alias) is ``term`` (or its plural); with ``exact=False`` also those
     whose name contains every word of it, shorter names first (the plain "Flat module" before "Flat module over a
     scheme")."""
-    where, fparams = filter_clause(filters, "t")
+    year = sql.SQL("(SELECT d.year FROM {d} AS d WHERE d.id = t.doc_id)").format(d=sql.Identifier(names.documents))
+    where, fparams = filter_clause(filters, "t", year_column=year)
     t = term.strip().lower()
     alias = ("EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce(t.meta -> 'synonyms', '[]')) AS s(x) "
              "WHERE lower(s.x) = %s OR lower(s.x) = %s)")  # fmt: skip

@@ -79,10 +79,13 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
         filters = {"sources": sources, "kinds": kinds, "papers": papers, "year_min": year_min, "year_max": year_max}
         if paper_level:
             papers_found = _guarded(lambda: search.search_papers(query, k, **filters))
+            assessment = _guarded(lambda: search.assess(query, papers_found))
             return SearchResponse(query=query, level="paper", k=k,
-                                  papers=[PaperHitOut.from_paper_hit(p) for p in papers_found])  # fmt: skip
+                                  papers=[PaperHitOut.from_paper_hit(p) for p in papers_found]).assessed(assessment)  # fmt: skip
         hits = _guarded(lambda: search.search(query, k, **filters))
-        return SearchResponse(query=query, level="theorem", k=k, results=[HitOut.from_hit(h) for h in hits])
+        assessment = _guarded(lambda: search.assess(query, hits))
+        return SearchResponse(query=query, level="theorem", k=k,
+                              results=[HitOut.from_hit(h) for h in hits]).assessed(assessment)
 
     @server.tool(annotations=read_only)
     def get_theorem(

@@ -70,3 +70,29 @@ NO_MATCH_HINTS = (
     "describe the statement in words, or write the formula in LaTeX",
     "drop filters that may exclude it",
 )
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """What a response says about itself: is the first hit a close match, how sure, and what to try if not.
+
+    >>> a = assess([0.02], did_you_mean="Nakayama's lemma")
+    >>> a.confident, a.message is not None, a.suggestions[0]
+    (False, True, "did you mean: Nakayama's lemma")
+    """
+
+    confident: bool
+    confidence: float
+    message: str | None = None
+    suggestions: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def assess(confidences: Sequence[float | None], *, did_you_mean: str | None = None, notes: Sequence[str] = (),
+           calib: Calibration | None = None) -> Assessment:  # fmt: skip
+    """The :class:`Assessment` of a ranking from its hits' confidences (best first)."""
+    top = float(confidences[0]) if confidences and confidences[0] is not None else 0.0
+    ok = confident(confidences, calib)
+    suggestions = ([f"did you mean: {did_you_mean}"] if did_you_mean else []) + ([] if ok else list(NO_MATCH_HINTS))
+    return Assessment(confident=ok, confidence=round(top, 4), message=None if ok else NO_MATCH_MESSAGE,
+                      suggestions=tuple(suggestions), notes=tuple(notes))  # fmt: skip
