@@ -61,6 +61,7 @@ class TheoremSearch:
         reranker: Any = None,
         max_query_chars: int = 20_000,
         extra_spaces: Sequence[str] = (),
+        understand: bool = True,
     ) -> None:
         from theorem_rag.embed import SentenceTransformerEmbedding
         from theorem_rag.retrieval.retriever import TheoremRetriever
@@ -69,12 +70,13 @@ class TheoremSearch:
         self.k, self.max_k, self.reranker = k, max_k, reranker
         self._options = dict(space=space, k=k, max_k=max_k, pool=pool, ef_search=ef_search,
                              iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, reranker=reranker,
-                             max_query_chars=max_query_chars, extra_spaces=tuple(extra_spaces))  # fmt: skip
+                             max_query_chars=max_query_chars, extra_spaces=tuple(extra_spaces),
+                             understand=understand)  # fmt: skip
         self._built: set[str] = set()
         self.retriever = TheoremRetriever(
             store, SentenceTransformerEmbedding(embedder), space, k=k, pool=max(pool, max_k), ef_search=ef_search,
             iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, max_query_chars=max_query_chars,
-            extra_spaces=extra_spaces, reranker=reranker, rerank_depth=max_k,
+            extra_spaces=extra_spaces, reranker=reranker, rerank_depth=max_k, understand=understand,
         )  # fmt: skip
 
     @classmethod
@@ -95,6 +97,7 @@ class TheoremSearch:
             ef_search=s.ef_search, iterative_scan=s.iterative_scan, hybrid=s.hybrid, rrf_k=s.rrf_k,
             reranker=build_reranker(s.reranker, api_base=s.llm_api_base), max_query_chars=s.max_query_chars,
             extra_spaces=[space_name(s.embed_model, f.strip()) for f in s.fusion_fields.split(",") if f.strip()],
+            understand=s.query_understanding,
         )  # fmt: skip
         kwargs.update(overrides)
         return cls(store, embedder, **kwargs)

@@ -44,13 +44,15 @@ _BASE_OPTIONS = ("callback_manager", "object_map", "objects", "verbose")
 
 
 def _with_confidence(hits: list[Hit], cosine: dict[str, float], lexical_top: set[str], named: set[str]) -> list[Hit]:
-    """The hits with their calibrated confidence (a hit outside the dense ranking gets its lowest cosine)."""
+    """The hits with their evidence and calibrated confidence (a hit outside the dense ranking gets its lowest
+    cosine)."""
     floor = min(cosine.values(), default=0.0)
-    return [
-        replace(h, confidence=hit_confidence(cosine.get(h.theorem_id, floor), h.theorem_id in lexical_top,
-                                             h.theorem_id in named))
-        for h in hits
-    ]  # fmt: skip
+    out = []
+    for h in hits:
+        cos, is_named = cosine.get(h.theorem_id, floor), h.theorem_id in named
+        conf = hit_confidence(cos, h.theorem_id in lexical_top, is_named)
+        out.append(replace(h, cosine=round(cos, 6), named=is_named, confidence=conf))
+    return out
 
 
 def hit_to_node(hit: Hit) -> NodeWithScore:
