@@ -3,8 +3,8 @@
 Definitions named as a term, documents by arXiv id or DOI, names close to a misspelt one (pg_trgm).
 
 >>> q, p = definitions_named(Names("theorems"), "metric space", exact=True, filters=Filters(), k=5)
->>> p[:3]
-['metric space', 'metric spaces', 'metric space']
+>>> p[0]
+['metric space', 'metric spaces', 'metric spaces']
 """
 
 from __future__ import annotations
@@ -18,8 +18,20 @@ from theorem_rag.filters import Filters
 DEFINITION_KINDS = ["definition"]
 
 
-def _plural(term: str) -> str:
-    return term[:-1] + "ies" if term.endswith("y") and not term.endswith(("ay", "ey", "oy")) else term + "s"
+def number_forms(term: str) -> list[str]:
+    """The term, its plural and its singular (English, last word only): "metric space" <-> "metric spaces".
+
+    >>> number_forms("metric spaces"), number_forms("category")
+    (['metric spaces', 'metric spacess', 'metric space'], ['category', 'categories', 'categorys'])
+    """
+    plural = term[:-1] + "ies" if term.endswith("y") and not term.endswith(("ay", "ey", "oy")) else term + "s"
+    if term.endswith("ies"):
+        singular = term[:-3] + "y"
+    elif term.endswith("s") and not term.endswith("ss"):
+        singular = term[:-1]
+    else:
+        singular = term + "s" if not term.endswith("y") else term[:-1] + "ys"
+    return [term, plural, singular]
 
 
 def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters, k: int) -> tuple[sql.Composed, list]:
@@ -30,15 +42,16 @@ def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters,
     where, fparams = filter_clause(filters, "t", year_column=year)
     t = term.strip().lower()
     alias = ("EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce(t.meta -> 'synonyms', '[]')) AS s(x) "
-             "WHERE lower(s.x) = %s OR lower(s.x) = %s)")  # fmt: skip
+             "WHERE lower(s.x) = ANY(%s))")  # fmt: skip
     loose = "" if exact else "OR to_tsvector('english', coalesce(t.name, '')) @@ plainto_tsquery('english', %s)"
     query = sql.SQL(
-        """SELECT t.id, t.doc_id, (lower(t.name) IN (%s, %s) OR {alias}) AS exact
+        """SELECT t.id, t.doc_id, (lower(t.name) = ANY(%s) OR {alias}) AS exact
         FROM {t} AS t
-        WHERE t.kind = ANY(%s) AND (lower(t.name) IN (%s, %s) OR {alias} {loose}) AND {where}
+        WHERE t.kind = ANY(%s) AND (lower(t.name) = ANY(%s) OR {alias} {loose}) AND {where}
         ORDER BY exact DESC, length(coalesce(t.name, '')), t.id LIMIT %s"""
     ).format(t=sql.Identifier(names.theorems), alias=sql.SQL(alias), loose=sql.SQL(loose), where=where)
-    params: list = [t, _plural(t), t, _plural(t), DEFINITION_KINDS, t, _plural(t), t, _plural(t)]
+    forms = number_forms(t)
+    params: list = [forms, forms, DEFINITION_KINDS, forms, forms]
     if not exact:
         params.append(term)
     return query, [*params, *fparams, k]
