@@ -14,6 +14,7 @@ from psycopg import sql
 from theorem_rag.db.names import Names
 from theorem_rag.db.sqltext import filter_clause
 from theorem_rag.filters import Filters
+from theorem_rag.query import query_tokens
 
 DEFINITION_KINDS = ["definition"]
 
@@ -43,7 +44,8 @@ def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters,
     t = term.strip().lower()
     alias = ("EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce(t.meta -> 'synonyms', '[]')) AS s(x) "
              "WHERE lower(s.x) = ANY(%s))")  # fmt: skip
-    loose = "" if exact else "OR to_tsvector('english', coalesce(t.name, '')) @@ plainto_tsquery('english', %s)"
+    # Every word of the term in the name (weight A of the full-text vector, so the GIN index serves it).
+    loose = "" if exact else "OR t.tsv @@ to_tsquery('english', %s)"
     query = sql.SQL(
         """SELECT t.id, t.doc_id, (lower(t.name) = ANY(%s) OR {alias}) AS exact
         FROM {t} AS t
@@ -53,7 +55,7 @@ def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters,
     forms = number_forms(t)
     params: list = [forms, forms, DEFINITION_KINDS, forms, forms]
     if not exact:
-        params.append(term)
+        params.append(" & ".join(f"{w}:A" for w in dict.fromkeys(query_tokens(term))) or "''")
     return query, [*params, *fparams, k]
 
 
