@@ -90,9 +90,26 @@ def ascii_to_latex(query: str) -> str:
     return " ".join(text.split())
 
 
+# A LaTeX query with more words of prose than this outside its math is a statement written out (a premise, a
+# slogan with symbols), searched as typed as before; only formula-like queries are read into words.
+MAX_PROSE_WORDS = 8
+_MATH = re.compile(r"\$\$.*?\$\$|\$.*?\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
+
+
+def prose_words(query: str) -> int:
+    """Words outside the math of a LaTeX query.
+
+    >>> prose_words(r"$x^n + y^n = z^n$ has no solutions for $n > 2$")
+    4
+    """
+    return len(re.findall(r"[A-Za-z]{2,}", _MATH.sub(" ", query)))
+
+
 def formula_text(query: str) -> str | None:
     """The query as the slogans' words when it is a formula (LaTeX or ASCII math), else None."""
     if is_latex(query):
+        if prose_words(query) > MAX_PROSE_WORDS:
+            return None
         latex = query
     elif is_ascii_math(query):
         latex = "$" + ascii_to_latex(query) + "$"
