@@ -96,6 +96,8 @@ def test_paper_identifiers_and_titles():
     assert route_title("formalizing carleson's theorem in lean", titles) == "b"
     assert route_title("the paper Formalizing Carleson's theorem in Lean", titles) == "b"
     assert route_title("Schemes", titles) is None and route_title("large factors", titles) is None
+    long = "we show by decomposing a factorial into large factors that every number has a bound of this kind"
+    assert route_title(long, titles) is None
 
 
 def test_acronyms_are_mined_from_parentheses_labels_and_synonyms():

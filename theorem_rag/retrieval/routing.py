@@ -24,6 +24,9 @@ from theorem_rag.query_understanding.intent import title_key
 from theorem_rag.query_understanding.plan import QueryPlan
 
 MIN_TITLE_WORDS = 3
+# A query that contains a title routes to it only when it is little more than the title ("the paper X", "X pdf"):
+# a statement that mentions "the Chinese remainder theorem" is not asking for that entry.
+MAX_EXTRA_WORDS = 3
 TYPO_MAX_TOKENS = 6
 
 
@@ -49,7 +52,8 @@ def route_title(query: str, titles: Sequence[tuple[str, str]]) -> str | None:
             continue
         if key == tkey:
             return doc_id
-        if f" {tkey} " in f" {key} " and (best is None or len(tkey) > best[1]):
+        extra = len(key.split()) - len(tkey.split())
+        if extra <= MAX_EXTRA_WORDS and f" {tkey} " in f" {key} " and (best is None or len(tkey) > best[1]):
             best = (doc_id, len(tkey))
     return best[0] if best else None
 
