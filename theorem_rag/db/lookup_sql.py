@@ -35,27 +35,43 @@ def number_forms(term: str) -> list[str]:
     return [term, plural, singular]
 
 
+# Head nouns a Stacks label often leaves out ("definition-smooth" defines a smooth morphism).
+HEAD_NOUNS = {"morphism", "morphisms", "map", "maps", "ring", "rings", "module", "modules", "space", "spaces",
+              "group", "groups", "function", "functions", "set", "sets", "functor", "functors", "sheaf", "sheaves",
+              "scheme", "schemes", "object", "objects", "extension", "extensions"}  # fmt: skip
+
+
+def _slug(term: str) -> str:
+    return "-".join(query_tokens(term))
+
+
 def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters, k: int) -> tuple[sql.Composed, list]:
-    """Definitions whose name (or recorded alias) is ``term`` (or its plural); with ``exact=False`` also those
-    whose name contains every word of it, shorter names first (the plain "Flat module" before "Flat module over a
-    scheme")."""
+    """Definitions named ``term`` (or its plural or singular): by name, recorded alias, or a label ending in
+    ``definition-<term>`` (the Stacks Project names definitions only in labels). With ``exact=False`` also those
+    whose name has every word of the term, or whose label has it without a head noun (``definition-smooth`` for
+    "smooth morphism"); exact matches first, then shorter names and labels."""
     year = sql.SQL("(SELECT d.year FROM {d} AS d WHERE d.id = t.doc_id)").format(d=sql.Identifier(names.documents))
     where, fparams = filter_clause(filters, "t", year_column=year)
     t = term.strip().lower()
+    forms = number_forms(t)
+    labels = [f"%definition-{_slug(f)}" for f in forms]
     alias = ("EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce(t.meta -> 'synonyms', '[]')) AS s(x) "
              "WHERE lower(s.x) = ANY(%s))")  # fmt: skip
-    # Every word of the term in the name (weight A of the full-text vector, so the GIN index serves it).
-    loose = "" if exact else "OR t.tsv @@ to_tsquery('english', %s)"
-    query = sql.SQL(
-        """SELECT t.id, t.doc_id, (lower(t.name) = ANY(%s) OR {alias}) AS exact
-        FROM {t} AS t
-        WHERE t.kind = ANY(%s) AND (lower(t.name) = ANY(%s) OR {alias} {loose}) AND {where}
-        ORDER BY exact DESC, length(coalesce(t.name, '')), t.id LIMIT %s"""
-    ).format(t=sql.Identifier(names.theorems), alias=sql.SQL(alias), loose=sql.SQL(loose), where=where)
-    forms = number_forms(t)
-    params: list = [forms, forms, DEFINITION_KINDS, forms, forms]
+    exact_sql = f"(lower(t.name) = ANY(%s) OR {alias} OR lower(t.label) LIKE ANY(%s))"
+    params: list = [forms, forms, labels, DEFINITION_KINDS, forms, forms, labels]
+    loose = ""
     if not exact:
-        params.append(" & ".join(f"{w}:A" for w in dict.fromkeys(query_tokens(term))) or "''")
+        words = list(dict.fromkeys(query_tokens(term)))
+        core = words[:-1] if len(words) > 1 and words[-1] in HEAD_NOUNS else words
+        # Every word of the term in the name (weight A of the full-text vector, so the GIN index serves it).
+        loose = "OR t.tsv @@ to_tsquery('english', %s) OR lower(t.label) LIKE %s"
+        params += [" & ".join(f"{w}:A" for w in words) or "''", f"%definition-{'-'.join(core)}%"]
+    query = sql.SQL(
+        """SELECT t.id, t.doc_id, {exact} AS exact
+        FROM {t} AS t
+        WHERE t.kind = ANY(%s) AND ({exact} {loose}) AND {where}
+        ORDER BY exact DESC, length(coalesce(t.name, t.label, '')), t.id LIMIT %s"""
+    ).format(t=sql.Identifier(names.theorems), exact=sql.SQL(exact_sql), loose=sql.SQL(loose), where=where)
     return query, [*params, *fparams, k]
 
 

@@ -70,8 +70,12 @@ def mine_acronyms(theorems: Iterable[Theorem]) -> dict[str, set[str]]:
                 found.setdefault(tail.upper(), set()).add(t.name)
         for synonym in t.meta.get("synonyms", []) if isinstance(t.meta, dict) else []:
             if isinstance(synonym, str) and _CAPS.match(synonym) and t.name:
-                found.setdefault(synonym, set()).add(t.name)
-    return found
+                words = t.name.split()
+                if expansion_before(words, synonym) == t.name:
+                    found.setdefault(synonym, set()).add(t.name)
+    # An expansion with math or macros in it ("$ACA_0$") is notation, not words to search.
+    return {a: {e for e in es if not re.search(r"[$\\{}]", e)} for a, es in found.items()
+            if a.isalpha() and any(not re.search(r"[$\\{}]", e) for e in es)}
 
 
 def write_mined(found: dict[str, set[str]], path: Path, min_count: int = 1) -> int:

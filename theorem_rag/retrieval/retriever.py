@@ -30,7 +30,7 @@ from theorem_rag.query_understanding import QueryPlan, understand
 from theorem_rag.query_understanding.confidence import hit_confidence
 from theorem_rag.records import Hit, PaperHit
 from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
-from theorem_rag.retrieval.routing import Routing, did_you_mean, route
+from theorem_rag.retrieval.routing import PROMOTED, Routing, did_you_mean, route
 
 # Weight of the full-text ranking in the fusion (dense weight 1): keyword queries ("Zorn lemma") are where slogan
 # embeddings are weakest and names/terms match exactly. Long queries are scored by the IDF of their rare words, as
@@ -212,7 +212,10 @@ class TheoremRetriever(BaseRetriever):
         exact = {h.theorem_id for h in lexical if h.score >= EXACT_NAME_BOOST}
         scores = dict(fused)
         top = max(scores.values(), default=0.0)
-        front = list(dict.fromkeys([*(x for x, _ in fused if x in exact), *routing.front]))
+        # Definitions of the term asked for: the best of them by the fused ranking (candidates it missed last).
+        position = {x: i for i, (x, _) in enumerate(fused)}
+        promoted = sorted(routing.promote, key=lambda x: (position.get(x, len(position)), routing.promote.index(x)))
+        front = list(dict.fromkeys([*(x for x, _ in fused if x in exact), *routing.front, *promoted[:PROMOTED]]))
         fused = [(x, scores.get(x, top)) for x in front] + [x for x in fused if x[0] not in set(front)]
         fused = fused[:k]
         dense = rankings[0]

@@ -24,6 +24,9 @@ from theorem_rag.query_understanding.intent import title_key
 from theorem_rag.query_understanding.plan import QueryPlan
 
 MIN_TITLE_WORDS = 3
+# Definitions matching the term asked for: this many candidates, of which the fused ranking's best PROMOTED go first.
+PROMOTE_POOL = 20
+PROMOTED = 2
 # A query that contains a title routes to it only when it is little more than the title ("the paper X", "X pdf"):
 # a statement that mentions "the Chinese remainder theorem" is not asking for that entry.
 MAX_EXTRA_WORDS = 3
@@ -32,9 +35,11 @@ TYPO_MAX_TOKENS = 6
 
 @dataclass
 class Routing:
-    """Statement ids to put first (in order), extra texts to search, and what was done, in words."""
+    """Statement ids to put first (``front``, in this order; then ``promote``, in the order of the fused ranking),
+    the papers routed to, and a close name for a misspelt query."""
 
     front: list[str] = field(default_factory=list)
+    promote: list[str] = field(default_factory=list)
     extra_texts: list[str] = field(default_factory=list)
     did_you_mean: str | None = None
     papers: list[str] = field(default_factory=list)
@@ -69,9 +74,9 @@ def route(store: Any, plan: QueryPlan, filters: Filters, k: int) -> Routing:
         out.papers.append(doc)
         out.front += [t.id for t in store.theorems_of(doc, limit=k) if _admissible(t, filters)]
     if plan.definition_of:
-        out.front += store.definitions_named(plan.definition_of, exact=False, k=3, filters=filters)
+        out.promote += store.definitions_named(plan.definition_of, exact=False, k=PROMOTE_POOL, filters=filters)
     elif plan.bare_term:
-        out.front += store.definitions_named(plan.text, exact=True, k=2, filters=filters)
+        out.promote += store.definitions_named(plan.text, exact=True, k=PROMOTE_POOL, filters=filters)
     return out
 
 
