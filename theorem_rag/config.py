@@ -83,6 +83,9 @@ class Settings(BaseSettings):
     iterative_scan: str = Field("relaxed_order", description="hnsw.iterative_scan: 'off', 'strict_order', 'relaxed_order'.")
     hybrid: bool = Field(True, description="Fuse dense and full-text rankings by reciprocal rank fusion.")
     rrf_k: int = Field(60, description="Constant of reciprocal rank fusion.")
+    query_understanding: bool = Field(
+        True, description="Read queries before searching: acronyms, definitions, formulas, FR/DE/ES names, papers "
+        "by id or title, typos (theorem_rag.query_understanding).")
     fusion_fields: str = Field(
         "", description="Other embedded fields whose dense rankings join the fusion, comma-separated (e.g. 'latex')."
     )

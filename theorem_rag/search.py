@@ -62,6 +62,7 @@ class TheoremSearch:
         reranker: Any = None,
         max_query_chars: int = 20_000,
         extra_spaces: Sequence[str] = (),
+        understand: bool = True,
     ) -> None:
         from theorem_rag.embed import SentenceTransformerEmbedding
         from theorem_rag.retrieval.retriever import TheoremRetriever
@@ -70,12 +71,13 @@ class TheoremSearch:
         self.k, self.max_k, self.reranker = k, max_k, reranker
         self._options = dict(space=space, k=k, max_k=max_k, pool=pool, ef_search=ef_search,
                              iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, reranker=reranker,
-                             max_query_chars=max_query_chars, extra_spaces=tuple(extra_spaces))  # fmt: skip
+                             max_query_chars=max_query_chars, extra_spaces=tuple(extra_spaces),
+                             understand=understand)  # fmt: skip
         self._built: set[str] = set()
         self.retriever = TheoremRetriever(
             store, SentenceTransformerEmbedding(embedder), space, k=k, pool=max(pool, max_k), ef_search=ef_search,
             iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, max_query_chars=max_query_chars,
-            extra_spaces=extra_spaces, reranker=reranker, rerank_depth=max_k,
+            extra_spaces=extra_spaces, reranker=reranker, rerank_depth=max_k, understand=understand,
         )  # fmt: skip
 
     @classmethod
@@ -98,6 +100,7 @@ class TheoremSearch:
             ef_search=s.ef_search, iterative_scan=s.iterative_scan, hybrid=s.hybrid, rrf_k=s.rrf_k,
             reranker=build_reranker(s.reranker, api_base=s.llm_api_base), max_query_chars=s.max_query_chars,
             extra_spaces=[space_name(s.embed_model, f.strip()) for f in s.fusion_fields.split(",") if f.strip()],
+            understand=s.query_understanding,
         )  # fmt: skip
         kwargs.update(overrides)
         return cls(store, embedder, **kwargs)
@@ -161,6 +164,26 @@ class TheoremSearch:
         self._check_built()
         return self.retriever.search_papers(query, k=k, filters=_filters(**_filter_kwargs(filters)))
 
+    def assess(self, query: str, hits: Sequence[Hit | PaperHit]) -> Any:
+        """How close a match ``hits`` (a result of :meth:`search` or :meth:`search_papers` for ``query``) is: an
+        :class:`~theorem_rag.query_understanding.confidence.Assessment` with ``confident``, the first hit's
+        calibrated ``confidence``, a plain message and suggestions when nothing matches well (a statement name
+        close to the query by trigram similarity among them), and what query understanding did (``notes``).
+
+        >>> search.assess("asdfghjkl", search.search("asdfghjkl")).confident   # doctest: +SKIP
+        False
+        """
+        from theorem_rag.query_understanding import understand
+        from theorem_rag.query_understanding.confidence import assess
+
+        plan = understand(query)
+        confidences = [_confidence(h) for h in hits]
+        suggestion = None
+        if not assess(confidences).confident and not plan.formula:
+            close = self.store.similar_names(plan.text, k=1)
+            suggestion = close[0][0] if close and close[0][0].lower() != plan.text.lower() else None
+        return assess(confidences, did_you_mean=suggestion, notes=plan.notes)
+
     def get_theorem(self, theorem_id: str) -> Hit | None:
         """The theorem record with its slogan (as a :class:`Hit` with score 1.0), or None if unknown."""
         hits = self.store.hydrate([Hit(theorem_id, 1.0, rank=1)])
@@ -213,6 +236,13 @@ def check_space_maker(space: Any, embedder: Any) -> None:
         f"{space.backend} backend, but this search embeds queries with {model} on {backend}; vectors of two models "
         f"or backends are never compared. Search with {setting}, or re-embed the space: `{command}`"
     )
+
+
+def _confidence(hit: Hit | PaperHit) -> float | None:
+    """A hit's confidence; a paper's is its best statement's."""
+    if isinstance(hit, PaperHit):
+        return max((h.confidence for h in hit.hits if h.confidence is not None), default=None)
+    return hit.confidence
 
 
 def _filter_kwargs(filters: Mapping[str, Any]) -> dict[str, Any]:

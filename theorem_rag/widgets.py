@@ -26,11 +26,20 @@ def hit_html(hit: Hit) -> str:
     name = f" ({html.escape(t.name)})" if t.name else ""
     link = f' <a href="{html.escape(t.url, quote=True)}" target="_blank">link</a>' if t.url else ""
     slogan = f"<div><i>{html.escape(hit.slogan)}</i></div>" if hit.slogan else ""
+    conf = f" &middot; confidence {hit.confidence:.2f}" if hit.confidence is not None else ""
     return (
         f'<div style="border:1px solid #ddd;border-radius:6px;padding:6px 10px;margin:4px 0">'
-        f"<div><b>{hit.rank}. {html.escape(title)}{name}</b> &middot; <code>{html.escape(t.id)}</code>{link}</div>"
+        f"<div><b>{hit.rank}. {html.escape(title)}{name}</b> &middot; <code>{html.escape(t.id)}</code>{link}{conf}</div>"
         f"{slogan}<div>{html.escape(t.body_latex)}</div></div>"
     )
+
+
+def _no_match_notice(assessment: Any) -> str:
+    """A plain notice above the cards when the first result is not a close match."""
+    if assessment.confident:
+        return ""
+    tips = "; ".join(html.escape(s) for s in assessment.suggestions)
+    return f'<p class="trag-nomatch" style="color:#a60"><b>{html.escape(assessment.message or "")}</b> Try: {tips}</p>'
 
 
 class SearchWidget:
@@ -47,6 +56,7 @@ class SearchWidget:
             raise ImportError(f"the notebook widget needs ipywidgets: {_NOTEBOOK_EXTRA}") from e
         self.search = search
         self.hits: list[Hit] = []
+        self.assessment: Any = None
         self.query = w.Text(placeholder="a statement, keywords or LaTeX", description="Query", layout={"width": "60%"})
         self.sources = w.SelectMultiple(options=list(sources), description="Sources", rows=min(6, max(2, len(sources))))
         self.kinds = w.SelectMultiple(options=list(kinds), description="Kinds", rows=min(6, max(2, len(kinds))))
@@ -73,7 +83,9 @@ class SearchWidget:
         )
         self.choice.options = [(f"{h.rank}. {h.theorem_id}", i) for i, h in enumerate(self.hits)]
         self.choice.value = 0 if self.hits else None
-        self.results.value = "".join(hit_html(h) for h in self.hits) or "<p>no results</p>"
+        self.assessment = self.search.assess(query, self.hits)
+        self.results.value = _no_match_notice(self.assessment) + ("".join(hit_html(h) for h in self.hits)
+                                                                  or "<p>no results</p>")
         return self.hits
 
     @property

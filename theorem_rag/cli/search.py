@@ -1,4 +1,8 @@
-"""``theorem-rag search "query"``: rank, id, score, name, slogan and link, or JSON."""
+"""``theorem-rag search "query"``: rank, id, confidence, name, slogan and link, or JSON.
+
+The number shown is the calibrated confidence (0..1) that a result is what was asked for, not the fusion score;
+when the first result is not a close match the command says so and suggests what to try.
+"""
 
 from __future__ import annotations
 
@@ -40,17 +44,24 @@ def search(query, k, sources, kinds, papers, paper_level, as_json, no_hybrid, da
             results = engine.search_papers(query, k, **filters)
         else:
             results = engine.search(query, k, **filters)
+        assessment = engine.assess(query, results)
     except (InputError, IndexNotBuilt, StoreUnavailable) as e:
         raise click.ClickException(str(e)) from e
     if as_json:
-        click.echo(json.dumps([_as_dict(r, paper_level) for r in results], indent=2, ensure_ascii=False))
+        click.echo(json.dumps({"query": query, "confident": assessment.confident,
+                               "confidence": assessment.confidence, "message": assessment.message,
+                               "suggestions": list(assessment.suggestions),
+                               "results": [_as_dict(r, paper_level) for r in results]},
+                              indent=2, ensure_ascii=False))  # fmt: skip
         return
+    _say_assessment(assessment)
     if not results:
         click.echo("no results")
     for r in results:
         if paper_level:
             doc = r.document
-            click.echo(f"{r.rank:>3}  {r.doc_id}  {r.score:.4f}  {_one_line(doc.title if doc else '', 70)}")
+            conf = max((h.confidence or 0.0 for h in r.hits), default=0.0)
+            click.echo(f"{r.rank:>3}  {r.doc_id}  {conf:.2f}  {_one_line(doc.title if doc else '', 70)}")
             for h in r.hits:
                 click.echo(f"       {h.theorem_id}  {_one_line(h.slogan, 90)}")
             if doc and doc.url:
@@ -58,10 +69,20 @@ def search(query, k, sources, kinds, papers, paper_level, as_json, no_hybrid, da
             continue
         t = r.theorem
         title = " ".join(x for x in (t.kind.capitalize(), t.number or "", f"({t.name})" if t.name else "") if x)
-        click.echo(f"{r.rank:>3}  {r.theorem_id}  {r.score:.4f}  {title}")
+        click.echo(f"{r.rank:>3}  {r.theorem_id}  {r.confidence or 0.0:.2f}  {title}")
         click.echo(f"     {_one_line(r.slogan or t.text, 110)}")
         if t.url:
             click.echo(f"     {t.url}")
+
+
+def _say_assessment(assessment) -> None:
+    """A plain line when nothing matches well, with what to try; the notes say how the query was read."""
+    for note in assessment.notes:
+        click.echo(f"  ({note})")
+    if not assessment.confident:
+        click.echo(f"{assessment.message} Showing the nearest results anyway (confidence {assessment.confidence:.2f}).")
+        for s in assessment.suggestions:
+            click.echo(f"  - try: {s}")
 
 
 def _as_dict(r, paper_level: bool) -> dict:
@@ -71,5 +92,5 @@ def _as_dict(r, paper_level: bool) -> dict:
                 "url": r.document.url if r.document else None,
                 "theorems": [h.theorem_id for h in r.hits]}  # fmt: skip
     t = r.theorem
-    return {"rank": r.rank, "id": r.theorem_id, "score": r.score, "kind": t.kind, "number": t.number,
+    return {"rank": r.rank, "id": r.theorem_id, "confidence": r.confidence, "score": r.score, "kind": t.kind, "number": t.number,
             "name": t.name, "slogan": r.slogan, "statement": t.body_latex, "url": t.url, "doc_id": t.doc_id}  # fmt: skip

@@ -25,6 +25,7 @@ from theorem_rag.records import KINDS, Document, Hit
 from theorem_rag.ui.assets import CSS, HEAD
 from theorem_rag.ui.assistant import Assistant, link_citations
 from theorem_rag.ui.cards import SOURCE_LABELS, message_html, papers_html, results_html, sources_html
+from theorem_rag.ui.confidence_html import no_match_html
 
 _APP_EXTRA = 'pip install "theorem-rag[app]"'
 LATEX_DELIMITERS = [
@@ -99,6 +100,7 @@ class Handlers:
             else:
                 found = self.search.search(query, int(k), **filters)
                 body, what = results_html(found, self.documents_for(found), query=query), "statements"
+            body = no_match_html(self.search.assess(query, found)) + body
         except self._errors as err:
             return message_html(str(err)), "", query
         ms = (time.perf_counter() - start) * 1000

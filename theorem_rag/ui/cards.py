@@ -162,7 +162,7 @@ def hit_card(
     where = f'<span class="trag-where">{_text(section)}</span>' if section else ""
     ranks = [f"dense #{hit.dense_rank}" if hit.dense_rank else "",
              f"text #{hit.lexical_rank}" if hit.lexical_rank else ""]  # fmt: skip
-    score = " \u00b7 ".join(p for p in [f"score {hit.score:.3f}", *ranks] if p)
+    score = " \u00b7 ".join(p for p in [confidence_label(hit), *ranks] if p)
     cite = citation(t, document)
     return (
         f'<div class="trag-card" id="trag-{_attr(id_prefix)}-{_attr(n)}" data-theorem-id="{_attr(t.id)}">'
@@ -175,6 +175,11 @@ def hit_card(
         f'<span class="trag-id">{_text(t.id)}</span><span class="trag-score">{_text(score)}</span>'
         f'{_vote_buttons("theorem-id", t.id) if votes else ""}</div></div>'
     )
+
+
+def confidence_label(hit: Hit) -> str:
+    """What a card shows as its number: the calibrated confidence, not the fusion score (kept when absent)."""
+    return f"confidence {hit.confidence:.2f}" if hit.confidence is not None else f"score {hit.score:.3f}"
 
 
 def paper_card(paper: PaperHit, *, statements: int = 3) -> str:
