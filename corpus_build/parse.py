@@ -118,6 +118,7 @@ def _to_theorem(adapter: Adapter, unit: Unit, s, index: int, parser: str, macros
         file=s.file,
         line=s.line,
         meta=adapter.meta(s, unit),
+        proof=readable(expand_macros(s.proof, macros)) if s.proof else "",
     )
 
 

@@ -12,12 +12,13 @@ from :class:`~theorem_rag.config.Settings` at the edges.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from theorem_rag.config import Settings
 from theorem_rag.errors import InputError
-from theorem_rag.records import Document, Hit, PaperHit, Theorem
+from theorem_rag.records import Document, Hit, Neighbours, PaperHit, Theorem
 
 
 class IndexNotBuilt(RuntimeError):
@@ -188,6 +189,38 @@ class TheoremSearch:
         """The theorem record with its slogan (as a :class:`Hit` with score 1.0), or None if unknown."""
         hits = self.store.hydrate([Hit(theorem_id, 1.0, rank=1)])
         return hits[0] if hits and hits[0].theorem is not None else None
+
+    def neighbours(self, theorem_id: str, limit: int = 500) -> Neighbours | None:
+        """What the statement's proof cites and which statements' proofs cite it (ids), or None if unknown.
+
+        >>> search.neighbours("stacks:00DV").used_by[:2]                 # doctest: +SKIP
+        ('stacks:00DY', 'stacks:00E0')
+        """
+        t = self.store.get_theorems([theorem_id]).get(theorem_id)
+        if t is None:
+            return None
+        return Neighbours(theorem_id, uses=t.proof_refs, used_by=tuple(self.store.used_by(theorem_id, limit)))
+
+    def graph_search(self, relation: str, theorem_id: str, k: int | None = None) -> tuple[list[Hit], list[str]]:
+        """The first ``k`` statements that ``theorem_id``'s proof cites (``uses``), whose proofs cite it
+        (``used-by``), or the statement itself (``id``), as hits in that order, with every id of the relation."""
+        k = self._check_k(k)
+        if relation not in ("uses", "used-by", "id"):
+            raise InputError(f"unknown relation {relation!r}; use uses, used-by or id")
+        neighbours = self.neighbours(theorem_id)
+        if neighbours is None:
+            raise InputError(f"no statement with id {theorem_id!r} in the index")
+        ids = {"uses": list(neighbours.uses), "used-by": list(neighbours.used_by), "id": [theorem_id]}[relation]
+        found = self.store.hydrate([Hit(i, 1.0, rank=n) for n, i in enumerate(ids[:k], 1)])
+        return [replace(h, rank=n) for n, h in enumerate(found, 1)], ids
+
+    def used_by_counts(self, ids: Sequence[str]) -> dict[str, int]:
+        """How many statements' proofs cite each id (absent: none), for "used by n" on result cards."""
+        return self.store.used_by_counts(list(ids))
+
+    def theorems_by_labels(self, source: str, labels: Sequence[str]) -> list[Theorem]:
+        """Statements of ``source`` carrying one of ``labels``: the targets a statement's ``\\ref`` may name."""
+        return self.store.theorems_by_labels(source, list(labels))
 
     def get_theorems(self, ids: Sequence[str]) -> dict[str, Theorem]:
         return self.store.get_theorems(list(ids))

@@ -58,6 +58,9 @@ async def _exercise(client) -> None:
     r = await client.call_tool("get_theorem", {"id": "stacks:00AC"})
     assert not r.is_error and r.structured_content["statement"] == THEOREMS["stacks:00AC"].body_latex
     assert r.structured_content["proof_refs"] == list(THEOREMS["stacks:00AC"].proof_refs)
+    assert (r.structured_content["uses"], r.structured_content["used_by"]) == (
+        ["stacks:00AB", "stacks:00AE"], ["stacks:00AD"])
+    assert r.structured_content["cite"] == "\\cite[Tag 00AC]{stacks-project}"
 
     bad = [
         ("get_theorem", {"id": "stacks:ZZZZ"}, "no theorem with id 'stacks:ZZZZ'"),

@@ -55,3 +55,39 @@ def parse(sources: tuple[str, ...], out_dir: str, fmt: str, no_plastex: bool, ma
         f"total: {totals['records_kept']} records, parsers {totals['kept_by_parser']}, "
         f"{totals['files_failed']} files failed; report in {out_dir}/report.md"
     )
+
+
+@corpus.command("lint")
+@click.argument("records", type=click.Path(exists=True, path_type=str))
+@click.option("--katex/--no-katex", default=True, show_default=True,
+              help="Check every formula with KaTeX (needs node and libjs-katex, or THEOREM_RAG_KATEX_JS).")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the full report (with examples) here.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def lint(records: str, katex: bool, json_out: str | None, quiet: bool) -> None:
+    """Render every statement of RECORDS as its result card does; count, per source, statements whose rendering
+    still shows raw LaTeX commands, a diagram as source or a KaTeX error.
+
+    Example: theorem-rag corpus lint data/records --json lint.json
+    """
+    import json
+
+    from tqdm import tqdm
+
+    from theorem_rag.record_files import read_records
+    from theorem_rag.ui.katex_check import KatexChecker
+    from theorem_rag.ui.lint import lint_theorems
+    from theorem_rag.ui.refs import label_index
+
+    found = read_records(records)
+    resolver = label_index(found.theorems)
+    report = lint_theorems(found.theorems, katex=KatexChecker() if katex else None, resolve=resolver,
+                           progress=None if quiet else lambda xs: tqdm(xs, desc="render", unit="stmt"))  # fmt: skip
+    click.echo(report.markdown())
+    click.echo(f"\nformulas checked with: {report.katex}")
+    for name, row in sorted(report.rows.items()):
+        top = ", ".join(f"{c} {n}" for c, n in row.commands.most_common(6))
+        if top:
+            click.echo(f"{name}: most common raw commands: {top}")
+    if json_out:
+        with open(json_out, "w", encoding="utf-8") as f:
+            json.dump(report.to_dict(), f, indent=1, ensure_ascii=False)

@@ -310,6 +310,26 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps, LookupOps):
                 out[d["id"]] = (Theorem.from_dict(d), slogan)
             return out
 
+    def used_by(self, theorem_id: str, limit: int = 500) -> list[str]:
+        """Ids of the statements whose proofs cite ``theorem_id`` (from the parsed proof references), id order."""
+        with self.connection() as conn:
+            return [r[0] for r in conn.execute(sqltext.used_by(self.names), [theorem_id, limit])]
+
+    def used_by_counts(self, ids: Sequence[str]) -> dict[str, int]:
+        """How many proofs cite each of ``ids`` (ids no proof cites are absent)."""
+        if not ids:
+            return {}
+        with self.connection() as conn:
+            return {r: n for r, n in conn.execute(sqltext.used_by_counts(self.names), [list(ids), list(ids)])}
+
+    def theorems_by_labels(self, source: str, labels: Sequence[str]) -> list[Theorem]:
+        """Statements of ``source`` whose label (or Stacks' chapter-qualified label) is one of ``labels``."""
+        if not labels:
+            return []
+        with self.connection() as conn:
+            rows = conn.execute(sqltext.by_labels(self.names), [source, list(labels), list(labels)]).fetchall()
+        return [Theorem.from_dict(dict(zip(sqltext.THEOREM_COLUMNS, r))) for r in rows]
+
     def hydrate(self, hits: Sequence[Hit]) -> list[Hit]:
         """The same hits with ``theorem`` and ``slogan`` filled in (hits whose statement vanished are dropped)."""
         found = self._fetch([h.theorem_id for h in hits])
