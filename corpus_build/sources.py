@@ -17,6 +17,7 @@ import re
 import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from corpus_build.texfiles import TEX_SUFFIXES
 
@@ -93,22 +94,36 @@ def walk_tree(root: Path, *, label: str = "") -> SourceTree:
 _SAFE = re.compile(r"^[\w.+@=,~ -]+$")
 
 
-def extract_tar(archive: Path, dest: Path, *, max_member_bytes: int) -> list[FileProblem]:
-    """Extract the regular files of ``archive`` into ``dest``; every refused member is returned as a problem.
+def extract_tar(
+    archive: Path | IO[bytes],
+    dest: Path,
+    *,
+    max_member_bytes: int,
+    max_total_bytes: int | None = None,
+    max_members: int | None = None,
+) -> list[FileProblem]:
+    """Extract the regular files of ``archive`` (a path or an open binary file) into ``dest``; every refused
+    member is returned as a problem.
 
-    Never writes outside ``dest``: each member path is checked part by part, links are not created.
+    Never writes outside ``dest``: each member path is checked part by part, links are not created. Past
+    ``max_members`` members or ``max_total_bytes`` bytes written, the rest is refused (a tar bomb stops there).
     """
     problems: list[FileProblem] = []
+    total = 0
+    name_of = archive.name if isinstance(archive, Path) else "archive"
     dest = dest.resolve()
     try:
-        tf = tarfile.open(archive)
-    except (tarfile.TarError, OSError) as e:
-        return [FileProblem(archive.name, f"not a readable tar archive: {e}")]
+        tf = tarfile.open(archive) if isinstance(archive, Path) else tarfile.open(fileobj=archive)
+    except (tarfile.TarError, OSError, EOFError) as e:
+        return [FileProblem(name_of, f"not a readable tar archive: {e}")]
     with tf:
         try:
             members = tf.getmembers()
         except (tarfile.TarError, OSError, EOFError) as e:
-            return [FileProblem(archive.name, f"corrupt tar archive: {e}")]
+            return [FileProblem(name_of, f"corrupt tar archive: {e}")]
+        if max_members is not None and len(members) > max_members:
+            problems.append(FileProblem(name_of, f"{len(members)} members > limit {max_members}; the rest refused"))
+            members = members[:max_members]
         for m in members:
             name = m.name
             parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
@@ -132,6 +147,10 @@ def extract_tar(archive: Path, dest: Path, *, max_member_bytes: int) -> list[Fil
             if m.size > max_member_bytes:
                 problems.append(FileProblem(name, f"file too large: {m.size} bytes > limit {max_member_bytes}"))
                 continue
+            if max_total_bytes is not None and total + m.size > max_total_bytes:
+                problems.append(FileProblem(name, f"archive exceeds {max_total_bytes} bytes in all; refused"))
+                continue
+            total += m.size
             target = dest.joinpath(*parts)
             if not target.resolve().is_relative_to(dest):
                 problems.append(FileProblem(name, "tar member resolves outside the target folder; refused"))

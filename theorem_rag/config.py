@@ -95,3 +95,12 @@ class Settings(BaseSettings):
         "Retry-After above it). 0: no limit.",
     )
     rate_limit_burst: int = Field(60, ge=1, description="Requests a client may send at once before the rate applies.")
+
+    # arXiv ingestion (`theorem-rag corpus arxiv`)
+    arxiv_contact: str = Field(
+        "", description="Contact address put in the User-Agent of arXiv requests (arXiv asks bots to give one)."
+    )
+    arxiv_api_url: str = Field("https://export.arxiv.org/api/query", description="The arXiv Atom export API.")
+    arxiv_eprint_url: str = Field("https://export.arxiv.org/e-print", description="Where e-print sources are fetched.")
+    arxiv_interval: float = Field(3.0, ge=0, description="Seconds between two arXiv requests (arXiv asks for 3).")
+    arxiv_retries: int = Field(3, ge=0, description="Retries of a failed arXiv request (503 with Retry-After, cut-off body).")
