@@ -83,7 +83,8 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, database_url
                                  concurrency=s.llm_concurrency, max_retries=s.llm_max_retries,
                                  rpm=s.llm_requests_per_minute)  # fmt: skip
     report = build_index(search.store, search.embedder, theorems, documents, writer=writer,
-                         space=space_name(s.embed_model, s.embed_field), field=s.embed_field)  # fmt: skip
+                         space=space_name(s.embed_model, s.embed_field), field=s.embed_field,
+                         prune=not limit)  # fmt: skip
     click.echo(report.summary())
 
 
