@@ -23,21 +23,27 @@ def corpus() -> None:
     envvar="THEOREM_RAG_MAX_FILE_MB", help="Skip (and report) LaTeX files larger than this.",
 )
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def parse(sources: tuple[str, ...], out_dir: str, fmt: str, no_plastex: bool, max_file_mb: float, quiet: bool) -> None:
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help='Parse in this process, or each paper as a Ray Data task (pip install "theorem-rag[ray]"; '
+                   "RAY_ADDRESS joins a cluster).")  # fmt: skip
+def parse(sources: tuple[str, ...], out_dir: str, fmt: str, no_plastex: bool, max_file_mb: float, quiet: bool,
+          engine: str) -> None:  # fmt: skip
     """Parse SOURCE... (folders, .tar/.tar.gz, .tex or theorem .jsonl files) into records under --out.
 
     Example: theorem-rag corpus parse ../shared/corpora/stacks --out data/records
     """
-    from corpus_build.parse import parse_sources
+    kwargs = dict(fmt=fmt, use_plastex=not no_plastex, max_file_bytes=int(max_file_mb * 1024 * 1024))
+    if engine == "ray":
+        from corpus_build.ray_parse import RayUnavailable, parse_sources_ray
 
-    report = parse_sources(
-        sources,
-        out_dir,
-        fmt=fmt,
-        use_plastex=not no_plastex,
-        max_file_bytes=int(max_file_mb * 1024 * 1024),
-        progress=not quiet,
-    )
+        try:
+            report = parse_sources_ray(sources, out_dir, **kwargs)
+        except RayUnavailable as e:
+            raise click.UsageError(str(e)) from e
+    else:
+        from corpus_build.parse import parse_sources
+
+        report = parse_sources(sources, out_dir, progress=not quiet, **kwargs)
     totals = report.to_dict()["totals"]
     for s in report.sources:
         click.echo(

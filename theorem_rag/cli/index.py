@@ -46,9 +46,17 @@ def index() -> None:
 @click.option("--source", "sources", multiple=True, help="Index only these sources.")
 @click.option("--limit", type=click.IntRange(min=1), help="Index at most this many statements (for a quick try).")
 @click.option("--slogan-writer", envvar="THEOREM_RAG_SLOGAN_WRITER", help="'offline' or a litellm model name.")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help='One process, or Ray Data (pip install "theorem-rag[ray]"; RAY_ADDRESS joins a cluster).')
+@click.option("--ray-batch-size", type=click.IntRange(min=1), default=512, show_default=True,
+              help="Ray: statements per batch (each batch is committed on its own).")  # fmt: skip
+@click.option("--embed-actors", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Ray: embedding actors (each loads the model once; one GPU each when the cluster has GPUs).")
+@click.option("--slogan-tasks", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Ray: slogan actors; LLM requests in flight stay under THEOREM_RAG_LLM_CONCURRENCY in all.")
 @with_db_options
-def build(records_dirs, jsonl_files, sources, limit, slogan_writer, database_url, table, data_dir, embed_model,
-          embed_field) -> None:  # fmt: skip
+def build(records_dirs, jsonl_files, sources, limit, slogan_writer, engine, ray_batch_size, embed_actors, slogan_tasks,
+          database_url, table, data_dir, embed_model, embed_field) -> None:  # fmt: skip
     """Upsert records, write slogans, embed and build the HNSW index (incremental: reruns do only what changed)."""
     from theorem_rag.ingest import build_index
     from theorem_rag.record_files import read_records
@@ -78,6 +86,9 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, database_url
         theorems = theorems[:limit]
     if not theorems:
         raise click.UsageError("no theorem records to index")
+    if engine == "ray":
+        _build_on_ray(s, theorems, documents, limit, ray_batch_size, embed_actors, slogan_tasks)
+        return
     search = TheoremSearch.from_settings(s)
     writer = build_slogan_writer(s.slogan_writer, api_base=s.llm_api_base, context=s.slogan_context,
                                  concurrency=s.llm_concurrency, max_retries=s.llm_max_retries,
@@ -85,6 +96,27 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, database_url
     report = build_index(search.store, search.embedder, theorems, documents, writer=writer,
                          space=space_name(s.embed_model, s.embed_field), field=s.embed_field,
                          prune=not limit)  # fmt: skip
+    click.echo(report.summary())
+
+
+def _build_on_ray(s, theorems, documents, limit, batch_size, embed_actors, slogan_tasks) -> None:
+    from corpus_build.ray_engine import RayUnavailable, require_ray
+    from theorem_rag.db.names import space_name
+    from theorem_rag.db.server import resolve_dsn
+
+    try:
+        require_ray()
+    except RayUnavailable as e:
+        raise click.UsageError(str(e)) from e
+    from theorem_rag.ray_build import RayBuildOptions, build_index_ray
+
+    writer = {"spec": s.slogan_writer, "api_base": s.llm_api_base, "context": s.slogan_context,
+              "concurrency": s.llm_concurrency, "max_retries": s.llm_max_retries, "rpm": s.llm_requests_per_minute}
+    options = RayBuildOptions(batch_size=batch_size, embed_actors=embed_actors, slogan_tasks=slogan_tasks)
+    report = build_index_ray(resolve_dsn(s), theorems, documents, space=space_name(s.embed_model, s.embed_field),
+                             table=s.table, field=s.embed_field, embed_model=s.embed_model,
+                             doc_instruction=s.doc_instruction, embed_batch_size=s.embed_batch_size, writer=writer,
+                             options=options, prune=not limit)  # fmt: skip
     click.echo(report.summary())
 
 

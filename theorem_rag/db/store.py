@@ -152,12 +152,15 @@ class TheoremStore(SpaceOps, SideTableOps):
                 )
         return UpsertCounts(inserted, updated, len(rows) - inserted - updated)
 
-    def upsert_theorems(self, theorems: Iterable[Theorem], slogans: Mapping[str, str] | None = None) -> UpsertCounts:
+    def upsert_theorems(
+        self, theorems: Iterable[Theorem], slogans: Mapping[str, str] | None = None, *, refresh_lexicon: bool = True
+    ) -> UpsertCounts:
         """Idempotent upsert by id and content hash, bulk-loaded through ``COPY``.
 
         One identical to the stored row is not written at all. Vectors stay: whether one is stale depends on what
         it was computed from, which the caller knows (``ids_missing_vectors(space, hashes)``). ``slogans``
-        (id -> slogan) are set in the same transaction.
+        (id -> slogan) are set in the same transaction. Writers that load in many batches (the Ray build) pass
+        ``refresh_lexicon=False`` and call :meth:`refresh_lexicon` once at the end.
         """
         items = list(theorems)
         _check_unique([t.id for t in items], "theorem")
@@ -181,8 +184,8 @@ class TheoremStore(SpaceOps, SideTableOps):
             if updated_ids:
                 self._sync_vectors(conn, updated_ids)
             if slogans:
-                self._set_slogans(conn, slogans)
-            if changed:
+                self._set_slogans(conn, slogans, refresh_lexicon=refresh_lexicon)
+            if changed and refresh_lexicon:
                 self._refresh_lexicon(conn)
         inserted = sum(1 for _, ins in changed if ins)
         return UpsertCounts(inserted, len(updated_ids), len(items) - len(changed))
@@ -199,12 +202,17 @@ class TheoremStore(SpaceOps, SideTableOps):
                 [ids],
             )
 
-    def set_slogans(self, slogans: Mapping[str, str]) -> int:
+    def set_slogans(self, slogans: Mapping[str, str], *, refresh_lexicon: bool = True) -> int:
         """Set slogans by theorem id; changed slogans invalidate vectors of spaces that embed slogans. Returns #changed."""
         with self.connection() as conn, conn.transaction():
-            return self._set_slogans(conn, slogans)
+            return self._set_slogans(conn, slogans, refresh_lexicon=refresh_lexicon)
 
-    def _set_slogans(self, conn: psycopg.Connection, slogans: Mapping[str, str]) -> int:
+    def refresh_lexicon(self) -> None:
+        """Recount the full-text lexicon (after batched writes that skipped it)."""
+        with self.connection() as conn, conn.transaction():
+            self._refresh_lexicon(conn)
+
+    def _set_slogans(self, conn: psycopg.Connection, slogans: Mapping[str, str], *, refresh_lexicon: bool = True) -> int:
         ids, texts = list(slogans), [slogans[i] for i in slogans]
         if any(not isinstance(s, str) or not s.strip() for s in texts):
             raise ValueError("slogans must be non-empty strings")
@@ -227,7 +235,7 @@ class TheoremStore(SpaceOps, SideTableOps):
                     sql.SQL("DELETE FROM {v} WHERE theorem_id = ANY(%s)").format(v=sql.Identifier(self.names.vectors(space.name))),
                     [changed],
                 )
-        if changed:
+        if changed and refresh_lexicon:
             self._refresh_lexicon(conn)
         return len(changed)
 

@@ -1,0 +1,178 @@
+"""The build on Ray Data: the same records, slogans and vectors as the single-process build; crashes and timeouts
+reported, not fatal; a build killed midway and rerun loses, duplicates and redoes nothing.
+
+Ray starts once for the module (a local ``ray.init`` with 2 CPUs); the tests are few and small.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ray = pytest.importorskip("ray", reason='the Ray engine tests need Ray: pip install "theorem-rag[ray]"')
+
+from corpus_build.ray_engine import TaskError, init_ray, ray_map  # noqa: E402
+from theorem_rag.record_files import read_records  # noqa: E402
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    init_ray(num_cpus=2, object_store_mb=200)
+    yield
+    ray.shutdown()
+
+
+def test_map_reports_crashes_and_timeouts_and_goes_on(local_ray):
+    got = list(ray_map(math.sqrt, [4.0, -1.0, 9.0], max_retries=0))
+    assert sorted((g.index, g.reason) if isinstance(g, TaskError) else g for g in got) == [
+        (0, 2.0), (1, "crashed: ValueError: math domain error"), (2, 3.0)]  # fmt: skip
+    got = list(ray_map(time.sleep, [0, 30], timeout=1.0, max_retries=0))
+    assert sorted((g.index, g.reason) if isinstance(g, TaskError) else g for g in got) == [
+        (0, None), (1, "timed out after 1.0 s")]  # fmt: skip
+
+
+def test_ray_parse_equals_local_parse(local_ray, tmp_path):
+    from corpus_build.parse import parse_sources
+    from corpus_build.ray_parse import parse_sources_ray
+
+    sources = [FIXTURES / "latex" / "stacks", FIXTURES / "latex" / "paper", FIXTURES / "latex" / "planetmath",
+               FIXTURES / "integrations" / "theorems.jsonl"]  # fmt: skip
+    local = parse_sources(sources, tmp_path / "local", use_plastex=False, progress=False)
+    on_ray = parse_sources_ray(sources, tmp_path / "ray", use_plastex=False)
+    a, b = read_records(tmp_path / "local", strict=False), read_records(tmp_path / "ray", strict=False)
+    assert len(a.rejected) == len(b.rejected) == 8  # the jsonl repeats statements of the Stacks fixture
+    assert len(a.theorems) + len(a.rejected) == local.to_dict()["totals"]["records_kept"] == 65
+    assert [t.to_dict() for t in b.theorems] == [t.to_dict() for t in a.theorems]
+    assert [d.to_dict() for d in b.documents] == [d.to_dict() for d in a.documents]
+    strip = lambda r: {k: v for k, v in r.items() if k not in ("seconds", "parser_seconds", "path")}  # noqa: E731
+    assert [strip(s) for s in on_ray.to_dict()["sources"]] == [strip(s) for s in local.to_dict()["sources"]]
+
+
+def _records():
+    recs = read_records(FIXTURES / "integrations")
+    return recs.theorems, recs.documents
+
+
+def _state(store, space):
+    ids = [t for t in store.vector_ids(space)]
+    theorems = store.get_theorems(ids)
+    slogans = {h.theorem_id: h.slogan for h in store.hydrate([__import__("theorem_rag.records").records.Hit(i, 0.0)
+                                                                for i in ids])}  # fmt: skip
+    vectors = dict(store.iter_vectors(space))
+    return ids, theorems, slogans, vectors
+
+
+@pytest.mark.db
+@pytest.mark.models
+def test_ray_build_equals_local_build(local_ray, pg_dsn):
+    from theorem_rag.db.store import TheoremStore
+    from theorem_rag.embed import Embedder
+    from theorem_rag.ingest import build_index
+    from theorem_rag.ray_build import RayBuildOptions, build_index_ray
+    from theorem_rag.slogans.offline import OfflineSloganWriter
+
+    theorems, documents = _records()
+    space = "minilm_slogan"
+    with TheoremStore(pg_dsn, table="ray_eq_local") as local, TheoremStore(pg_dsn, table="ray_eq_ray") as on_ray:
+        build_index(local, Embedder(), theorems, documents, writer=OfflineSloganWriter(), space=space, progress=False)
+        report = build_index_ray(pg_dsn, theorems, documents, space=space, table="ray_eq_ray",
+                                 options=RayBuildOptions(batch_size=16))  # fmt: skip
+        assert (report.inserted, report.slogans_written + report.slogans_cached, report.embedded) == (51, 51, 51)
+        assert report.index_built and on_ray.has_index(space)
+        ids_a, th_a, sl_a, vec_a = _state(local, space)
+        ids_b, th_b, sl_b, vec_b = _state(on_ray, space)
+        assert ids_b == ids_a and len(ids_a) == 51
+        assert th_b == th_a
+        assert sl_b == sl_a
+        for i in ids_a:
+            np.testing.assert_allclose(vec_b[i], vec_a[i], atol=1e-5)
+        assert on_ray.stats()["theorems"] == local.stats()["theorems"] == 51
+        again = build_index_ray(pg_dsn, theorems, documents, space=space, table="ray_eq_ray",
+                                options=RayBuildOptions(batch_size=16))  # fmt: skip
+        assert (again.inserted, again.updated, again.unchanged, again.slogans_written, again.embedded) == (0, 0, 51, 0, 0)
+
+
+KILL_SCRIPT = """
+import sys
+from theorem_rag.record_files import read_records
+from theorem_rag.ray_build import RayBuildOptions, build_index_ray
+recs = read_records(sys.argv[1])
+build_index_ray(sys.argv[2], recs.theorems, recs.documents, space="minilm_slogan", table=sys.argv[3],
+                options=RayBuildOptions(batch_size=2, num_cpus=2, object_store_mb=200), build_hnsw=False)
+print("finished", flush=True)
+"""
+
+
+def _session_pids(sid: int) -> list[int]:
+    pids = []
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                stat = (p / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[3]) == sid:  # field 6 of /proc/PID/stat: the session id
+                pids.append(int(p.name))
+    return pids
+
+
+@pytest.mark.db
+@pytest.mark.models
+def test_killed_build_reruns_without_loss_duplicates_or_redone_work(local_ray, pg_dsn):
+    """SIGKILL every process of a Ray build (driver, raylet, workers) once some vectors are in, then rerun."""
+    import psycopg
+
+    from theorem_rag.db.store import TheoremStore
+    from theorem_rag.ray_build import RayBuildOptions, build_index_ray
+    from theorem_rag.slogans.offline import OfflineSloganWriter
+    from theorem_rag.slogans.writer import cache_key_for
+
+    theorems, documents = _records()
+    table, space = "ray_kill", "minilm_slogan"
+    proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(FIXTURES / "integrations"), pg_dsn, table],
+                            start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env={**os.environ, "RAY_ADDRESS": ""})  # fmt: skip
+    vec_table = f"{table}_vec_{space}"
+    at_kill = 0
+    deadline = time.monotonic() + 240
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        while time.monotonic() < deadline and proc.poll() is None:
+            exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [vec_table]).fetchone()[0]
+            if exists and conn.execute(f'SELECT count(*) FROM "{vec_table}"').fetchone()[0] >= 6:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, f"the build ended before it could be killed: {proc.stdout.read().decode()[-2000:]}"
+        for pid in _session_pids(proc.pid):
+            os.kill(pid, signal.SIGKILL)
+        proc.wait(30)
+        time.sleep(1.0)
+        assert _session_pids(proc.pid) == [] or all(
+            Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z" for p in _session_pids(proc.pid))
+        at_kill = conn.execute(f'SELECT count(*) FROM "{vec_table}"').fetchone()[0]
+        cached_keys = {r[0] for r in conn.execute(f'SELECT key FROM "{table}_slogan_cache"')}
+    assert 6 <= at_kill < 51
+    writer = OfflineSloganWriter()
+    docs = {d.id: d for d in documents}
+    keys = {t.id: cache_key_for(t, writer, docs.get(t.doc_id)) for t in theorems}
+    report = build_index_ray(pg_dsn, theorems, documents, space=space, table=table,
+                             options=RayBuildOptions(batch_size=16), build_hnsw=False)  # fmt: skip
+    assert report.embedded == 51 - at_kill  # vectors committed before the kill are not redone
+    assert report.slogans_cached == sum(keys[t.id] in cached_keys for t in theorems)
+    with TheoremStore(pg_dsn, table=table) as store:
+        assert store.vector_ids(space) == sorted(t.id for t in theorems)
+        assert store.count() == 51 and store.count_vectors(space) == 51
+        assert store.ids_missing_vectors(space) == []
