@@ -201,11 +201,12 @@ def build_index_ray(
         ds = ray.data.from_items(rows, override_num_blocks=n_blocks)
         bs = options.batch_size
         ds = ds.map_batches(StatementWriter, fn_constructor_kwargs={"store": spec}, batch_size=bs,
-                            concurrency=options.writers, num_cpus=0.25)  # fmt: skip
+                            compute=ray.data.ActorPoolStrategy(size=options.writers), num_cpus=0.25)  # fmt: skip
         ds = ds.map_batches(SloganStage, fn_constructor_kwargs={"store": spec, "writer": writer, "documents": docs},
-                            batch_size=bs, concurrency=options.slogan_tasks, num_cpus=0.5)  # fmt: skip
+                            batch_size=bs, compute=ray.data.ActorPoolStrategy(size=options.slogan_tasks), num_cpus=0.5)  # fmt: skip
         gpu_opts = {"num_gpus": gpu_each} if gpu_each else {}
-        ds = ds.map_batches(EmbedStage, batch_size=bs, concurrency=options.embed_actors, num_cpus=options.embed_cpus,
+        ds = ds.map_batches(EmbedStage, batch_size=bs,
+                            compute=ray.data.ActorPoolStrategy(size=options.embed_actors), num_cpus=options.embed_cpus,
                             **gpu_opts,
                             fn_constructor_kwargs={"store": spec, "model": embed_model, "instruction": doc_instruction,
                                                    "batch_size": embed_batch_size, "space": space, "field": field,
