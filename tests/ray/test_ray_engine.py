@@ -176,3 +176,33 @@ def test_killed_build_reruns_without_loss_duplicates_or_redone_work(local_ray, p
         assert store.vector_ids(space) == sorted(t.id for t in theorems)
         assert store.count() == 51 and store.count_vectors(space) == 51
         assert store.ids_missing_vectors(space) == []
+
+
+def test_arxiv_papers_parsed_on_ray_equal_the_local_parse(local_ray, tmp_path):
+    from arxiv_server import FixtureArxiv, fixture_arxiv, gz, paper_tex, tarball
+    from corpus_build.arxiv.client import ArxivClient
+    from corpus_build.arxiv.ingest import ingest_arxiv
+    from corpus_build.ray_parse import ray_paper_mapper
+
+    arxiv = FixtureArxiv()
+    thm = r"\begin{thm}\label{a}Every finite integral domain is a field.\end{thm}"
+    lem = r"\begin{lem}Every field is an integral domain with no zero divisors at all.\end{lem}"
+    arxiv.entries = [{"id": f"2301.0000{i}v1", "title": f"P{i}"} for i in range(1, 5)]
+    arxiv.eprints = {"2301.00001v1": tarball({"main.tex": paper_tex(thm, lem)}), "2301.00002v1": gz(paper_tex(lem)),
+                     "2301.00003v1": b"%PDF-1.4\n", "2301.00004v1": gz(paper_tex("No statements."))}  # fmt: skip
+    reports = {}
+    with fixture_arxiv(arxiv) as base:
+        for name, mapper in (("local", None), ("ray", ray_paper_mapper())):
+            client = ArxivClient(api_url=f"{base}/api/query", eprint_url=f"{base}/e-print", interval=0.0)
+            kw = {"mapper": mapper} if mapper else {}
+            reports[name] = ingest_arxiv(tmp_path / name, tmp_path / "cache", category="math.AC", date_from="2023-01-01",
+                                         date_to="2023-01-31", client=client, use_plastex=False, progress=False, **kw)  # fmt: skip
+    a, b = read_records(tmp_path / "local"), read_records(tmp_path / "ray")
+    assert sorted(t.id for t in a.theorems) == ["arxiv:2301.00001#a", "arxiv:2301.00001#lemma-1.2",
+                                                "arxiv:2301.00002#lemma-1.1"]  # fmt: skip
+    assert sorted(json.dumps(t.to_dict(), sort_keys=True) for t in b.theorems) == sorted(
+        json.dumps(t.to_dict(), sort_keys=True) for t in a.theorems)
+    fails = {k: sorted((f["path"], f["reason"]) for f in r.sources[0].failed) for k, r in reports.items()}
+    assert fails["ray"] == fails["local"] == [
+        ("2301.00003v1", "pdf-only: arXiv has only a PDF for this version (no LaTeX source)"),
+        ("2301.00004v1", "no theorems: the source has no theorem environments")]  # fmt: skip
