@@ -64,3 +64,29 @@ def test_new_version_replaces_the_old_statements_in_the_index(tmp_path, store):
     assert sorted(store.get_theorems(["arxiv:2301.00001#lem:z", "arxiv:2301.00001#thm:main"])) == [
         "arxiv:2301.00001#thm:main"]
     assert store.get_document("arxiv:2301.00001").meta["version"] == 2
+
+
+def test_category_and_year_filters_work_on_arxiv_metadata(tmp_path, store):
+    arxiv = FixtureArxiv()
+    arxiv.entries = [
+        {"id": "2301.00001v1", "title": "P", "primary_category": "math.AC", "categories": ["math.AC", "math.RA"],
+         "published": "2023-01-02T00:00:00Z"},
+        {"id": "1902.00002v1", "title": "Q", "primary_category": "math.GR", "categories": ["math.GR"],
+         "published": "2019-02-02T00:00:00Z"},
+    ]  # fmt: skip
+    arxiv.eprints = {"2301.00001v1": gz(paper_tex(THM, LEM)), "1902.00002v1": gz(paper_tex(OTHER))}
+    e = DigestEmbedder()
+    with fixture_arxiv(arxiv) as base:
+        _ingest_and_build(base, tmp_path, store, e, ["2301.00001", "1902.00002"])
+    q = text_vector("anything", 16)
+    ids = lambda hits: sorted(h.theorem_id for h in hits)  # noqa: E731
+    assert ids(store.exact_search("dg", q, k=10, filters={"category": "math.RA"})) == [
+        "arxiv:2301.00001#lem:z", "arxiv:2301.00001#thm:main"]  # fmt: skip
+    assert ids(store.exact_search("dg", q, k=10, filters={"category": ["math.GR", "math.AC"]})) == [
+        "arxiv:1902.00002#o", "arxiv:2301.00001#lem:z", "arxiv:2301.00001#thm:main"]  # fmt: skip
+    assert ids(store.exact_search("dg", q, k=10, filters={"category": "math.GR", "paper": "arxiv:2301.00001"})) == []
+    assert ids(store.exact_search("dg", q, k=10, filters={"category": "math.AT"})) == []
+    assert ids(store.exact_search("dg", q, k=10, filters={"year_max": 2020})) == ["arxiv:1902.00002#o"]
+    assert ids(store.search_text("cyclic", k=10, filters={"category": "math.AC"})) == []
+    assert ids(store.search_text("cyclic", k=10, filters={"category": "math.GR"})) == [
+        "arxiv:1902.00002#o"]
