@@ -110,7 +110,7 @@ def main() -> None:
     ap.add_argument("--num-cpus", type=int, default=2)
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--embed-actors", type=int, default=1)
-    ap.add_argument("--skip-parse", action="store_true")
+    ap.add_argument("--records", type=Path, help="index these records (a `corpus parse` folder); no parse rows")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "ray_build")
     args = ap.parse_args()
     sources = args.corpus or [str(ROOT.parent / "shared" / "corpora" / "papers")]
@@ -127,14 +127,13 @@ def main() -> None:
     result: dict = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "command": " ".join(sys.argv),
                     "machine": f"{platform.node()} {os.cpu_count()} CPUs, {platform.processor() or platform.machine()}",
                     "load_before": [round(x, 2) for x in load_before], "ray_init_s": round(ray_start, 1),
-                    "sources": sources, "plastex": not args.no_plastex, "parse": [], "index": []}  # fmt: skip
+                    "sources": [] if args.records else sources, "plastex": not args.no_plastex, "parse": [], "index": [],
+                    "records": str(args.records) if args.records else None, "embed_actors": args.embed_actors}  # fmt: skip
     server = EmbeddedServer(work / "pg")
     server.start()
     try:
-        records = work / "records"
-        for r in range(args.rounds):
-            if args.skip_parse and r:
-                break
+        records = args.records or work / "records"
+        for r in range(0 if args.records else args.rounds):
             for engine, fn in (("local", parse_local), ("ray", parse_ray)):
                 out = work / f"parse-{engine}-{r}"
                 n, secs = fn(sources, out, not args.no_plastex)
@@ -180,6 +179,7 @@ def markdown(r: dict) -> str:
              f"Machine: {r['machine']}; load average before {r['load_before']}, after {r.get('load_after')} "
              "(shared with other jobs: compare rows of the same round only). Ray started in "
              f"{r['ray_init_s']} s (not counted below).", "",
+             f"Statements indexed: {r.get('records') or 'the parse output'}; embedding actors: {r.get('embed_actors', 1)}.", "",
              f"## Parse ({', '.join(Path(s).name for s in r['sources'])}; plasTeX {'on' if r['plastex'] else 'off'})", "",
              "| round | engine | statements | seconds | statements/s |", "|---|---|---:|---:|---:|"]  # fmt: skip
     lines += [f"| {p['round']} | {p['engine']} | {p['statements']} | {p['seconds']} | {p['statements_per_s']} |"

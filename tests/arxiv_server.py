@@ -60,6 +60,7 @@ class FixtureArxiv:
     entries: list[dict] = field(default_factory=list)
     eprints: dict[str, object] = field(default_factory=dict)
     fail_listing_at: set[int] = field(default_factory=set)
+    empty_listing_at: set[int] = field(default_factory=set)
     log: list[Logged] = field(default_factory=list)
     retry_after: int = 1
     _once: set[str] = field(default_factory=set)
@@ -109,7 +110,7 @@ def _handler(arxiv: FixtureArxiv):
                     return self._send(200, atom_feed(rows).encode(), "application/atom+xml")
                 if start in arxiv.fail_listing_at:
                     return self._send(500, b"listing broke", "text/plain")
-                page = arxiv.entries[start : start + n]
+                page = [] if start in arxiv.empty_listing_at else arxiv.entries[start : start + n]
                 return self._send(200, atom_feed(page, total=len(arxiv.entries), start=start).encode(),
                                   "application/atom+xml")  # fmt: skip
             if url.path.startswith("/e-print/"):

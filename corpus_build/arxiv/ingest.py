@@ -90,7 +90,10 @@ def list_category(client: ArxivClient, state_dir: Path, category: str, date_from
             for err in feed.errors:
                 rep.fail(f"listing start={listing.next_start}", f"arXiv API error: {err}")
         if not feed.entries:
-            listing.save_page([], listing.total or listing.next_start, listing.next_start)
+            if feed.total <= listing.next_start:  # the end (or nothing matches): the listing is complete
+                listing.save_page([], listing.next_start, listing.next_start)
+            elif rep is not None:  # the API returns an empty page now and then: stop here, a rerun resumes
+                rep.fail(f"listing start={listing.next_start}", "empty page before the end; run again to resume")
             break
         listing.save_page(feed.entries, listing.next_start + len(feed.entries), feed.total)
         if bar is not None:

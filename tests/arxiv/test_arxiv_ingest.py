@@ -272,3 +272,20 @@ def test_cli_brings_in_a_category(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert result.output.startswith("arxiv: 6 records from 5 papers; 3 papers not parsed (10 requests)")
     assert "mailto:cli@example.org" in arxiv.log[0].agent
+
+
+def test_an_empty_page_before_the_end_stops_without_marking_the_listing_done(tmp_path):
+    from corpus_build.arxiv.ingest import list_category
+    from corpus_build.report import SourceReport
+
+    arxiv = fixture()
+    arxiv.empty_listing_at = {3}
+    with fixture_arxiv(arxiv) as base:
+        rep = SourceReport("arxiv", "-", "arxiv")
+        got = list_category(client(base), tmp_path / "s", "math.AC", "2023-01-01", "2023-01-31", page_size=3, rep=rep)
+        assert len(got) == 3
+        assert rep.failed == [{"path": "listing start=3", "reason": "empty page before the end; run again to resume"}]
+        arxiv.empty_listing_at = set()
+        arxiv.clear()
+        got = list_category(client(base), tmp_path / "s", "math.AC", "2023-01-01", "2023-01-31", page_size=3)
+        assert len(got) == 8 and [r.query["start"] for r in arxiv.log] == [["3"], ["6"]]
