@@ -85,13 +85,20 @@ def test_ray_build_equals_local_build(local_ray, pg_dsn):
     from theorem_rag.slogans.offline import OfflineSloganWriter
 
     theorems, documents = _records()
-    space = "minilm_slogan"
     with TheoremStore(pg_dsn, table="ray_eq_local") as local, TheoremStore(pg_dsn, table="ray_eq_ray") as on_ray:
+        from click.testing import CliRunner
+
+        from theorem_rag.cli import main
+
+        result = CliRunner().invoke(main, ["index", "build", "--records", str(FIXTURES / "integrations"), "--engine",
+                                           "ray", "--ray-batch-size", "16", "--database-url", pg_dsn,
+                                           "--table", "ray_eq_ray"])  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert result.output.startswith("space minilm_l6_v2_slogan: 51 statements (51 new, 0 updated, 0 unchanged, "
+                                        "0 removed) in 6 documents; slogans 0 cached, 51 written, 0 failed; 51 embedded")
+        space = "minilm_l6_v2_slogan"
         build_index(local, Embedder(), theorems, documents, writer=OfflineSloganWriter(), space=space, progress=False)
-        report = build_index_ray(pg_dsn, theorems, documents, space=space, table="ray_eq_ray",
-                                 options=RayBuildOptions(batch_size=16))  # fmt: skip
-        assert (report.inserted, report.slogans_written + report.slogans_cached, report.embedded) == (51, 51, 51)
-        assert report.index_built and on_ray.has_index(space)
+        assert on_ray.has_index(space)
         ids_a, th_a, sl_a, vec_a = _state(local, space)
         ids_b, th_b, sl_b, vec_b = _state(on_ray, space)
         assert ids_b == ids_a and len(ids_a) == 51
