@@ -94,75 +94,84 @@ def walk_tree(root: Path, *, label: str = "") -> SourceTree:
 _SAFE = re.compile(r"^[\w.+@=,~ -]+$")
 
 
+DEFAULT_MAX_MEMBERS = 20_000
+DEFAULT_MAX_TOTAL_BYTES = 1 << 30  # 1 GiB written per archive
+
+
 def extract_tar(
     archive: Path | IO[bytes],
     dest: Path,
     *,
     max_member_bytes: int,
-    max_total_bytes: int | None = None,
-    max_members: int | None = None,
+    max_members: int = DEFAULT_MAX_MEMBERS,
+    max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
 ) -> list[FileProblem]:
-    """Extract the regular files of ``archive`` (a path or an open binary file) into ``dest``; every refused
-    member is returned as a problem.
+    """Extract the regular files of ``archive`` (a path, or an open binary file such as an arXiv e-print in
+    memory) into ``dest``; every refused member is returned as a problem.
 
-    Never writes outside ``dest``: each member path is checked part by part, links are not created. Past
-    ``max_members`` members or ``max_total_bytes`` bytes written, the rest is refused (a tar bomb stops there).
+    Never writes outside ``dest``: each member path is checked part by part, links are not created. Bounded: at
+    most ``max_members`` members are read (the archive's index is streamed, never loaded whole), no file over
+    ``max_member_bytes`` and no more than ``max_total_bytes`` in all are written; past a cap the rest of the
+    archive is skipped and one problem says so.
     """
     problems: list[FileProblem] = []
-    total = 0
-    name_of = archive.name if isinstance(archive, Path) else "archive"
     dest = dest.resolve()
+    name_of = archive.name if isinstance(archive, Path) else "archive"
     try:
-        tf = tarfile.open(archive) if isinstance(archive, Path) else tarfile.open(fileobj=archive)
+        tf = tarfile.open(archive) if isinstance(archive, Path) else tarfile.open(fileobj=archive, mode="r:*")
     except (tarfile.TarError, OSError, EOFError) as e:
         return [FileProblem(name_of, f"not a readable tar archive: {e}")]
+    written = 0
     with tf:
         try:
-            members = tf.getmembers()
+            for count, m in enumerate(tf, start=1):
+                if count > max_members:
+                    problems.append(FileProblem(
+                        name_of, f"archive has more than {max_members} members; the rest is skipped"))
+                    break
+                if m.isfile() and written + m.size > max_total_bytes:
+                    problems.append(FileProblem(
+                        name_of,
+                        f"archive expands to more than {max_total_bytes} bytes; the rest is skipped from {m.name}"))
+                    break
+                problem = _extract_member(tf, m, dest, max_member_bytes)
+                if problem is None:
+                    written += m.size if m.isfile() else 0
+                elif problem.reason:
+                    problems.append(problem)
         except (tarfile.TarError, OSError, EOFError) as e:
-            return [FileProblem(name_of, f"corrupt tar archive: {e}")]
-        if max_members is not None and len(members) > max_members:
-            problems.append(FileProblem(name_of, f"{len(members)} members > limit {max_members}; the rest refused"))
-            members = members[:max_members]
-        for m in members:
-            name = m.name
-            parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
-            if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name):
-                problems.append(FileProblem(name, "tar member has an absolute path; refused"))
-                continue
-            if ".." in parts:
-                problems.append(FileProblem(name, "tar member path escapes the target folder (..); refused"))
-                continue
-            if m.issym() or m.islnk():
-                problems.append(FileProblem(name, f"tar member is a link (to {m.linkname}); refused"))
-                continue
-            if m.isdir() or not parts:
-                continue
-            if not m.isfile():
-                problems.append(FileProblem(name, "tar member is not a regular file; refused"))
-                continue
-            if not all(_SAFE.match(p) for p in parts):
-                problems.append(FileProblem(name, "tar member name has unusual characters; refused"))
-                continue
-            if m.size > max_member_bytes:
-                problems.append(FileProblem(name, f"file too large: {m.size} bytes > limit {max_member_bytes}"))
-                continue
-            if max_total_bytes is not None and total + m.size > max_total_bytes:
-                problems.append(FileProblem(name, f"archive exceeds {max_total_bytes} bytes in all; refused"))
-                continue
-            total += m.size
-            target = dest.joinpath(*parts)
-            if not target.resolve().is_relative_to(dest):
-                problems.append(FileProblem(name, "tar member resolves outside the target folder; refused"))
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            src = tf.extractfile(m)
-            if src is None:
-                problems.append(FileProblem(name, "tar member cannot be read"))
-                continue
-            with src, open(target, "wb") as out:
-                out.write(src.read(max_member_bytes + 1))
+            problems.append(FileProblem(name_of, f"corrupt tar archive: {e}"))
     return problems
+
+
+def _extract_member(tf: tarfile.TarFile, m: tarfile.TarInfo, dest: Path, max_member_bytes: int) -> FileProblem | None:
+    """Write one member under ``dest``; ``None`` when written, a problem when refused (empty reason: a folder)."""
+    name = m.name
+    parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
+    if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name):
+        return FileProblem(name, "tar member has an absolute path; refused")
+    if ".." in parts:
+        return FileProblem(name, "tar member path escapes the target folder (..); refused")
+    if m.issym() or m.islnk():
+        return FileProblem(name, f"tar member is a link (to {m.linkname}); refused")
+    if m.isdir() or not parts:
+        return FileProblem(name, "")
+    if not m.isfile():
+        return FileProblem(name, "tar member is not a regular file; refused")
+    if not all(_SAFE.match(p) for p in parts):
+        return FileProblem(name, "tar member name has unusual characters; refused")
+    if m.size > max_member_bytes:
+        return FileProblem(name, f"file too large: {m.size} bytes > limit {max_member_bytes}")
+    target = dest.joinpath(*parts)
+    if not target.resolve().is_relative_to(dest):
+        return FileProblem(name, "tar member resolves outside the target folder; refused")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    src = tf.extractfile(m)
+    if src is None:
+        return FileProblem(name, "tar member cannot be read")
+    with src, open(target, "wb") as out:
+        out.write(src.read(max_member_bytes + 1))
+    return None
 
 
 def is_tar(path: Path) -> bool:

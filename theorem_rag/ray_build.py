@@ -12,7 +12,7 @@ database connection and write with ``COPY``:
 
 Every write is idempotent, so killing a build and running it again loses nothing, duplicates nothing, and does
 not redo slogans or vectors that were committed before the kill. The driver then prunes statements that new
-versions dropped, refreshes the full-text lexicon once and builds the HNSW index.
+versions dropped and builds the HNSW index (the lexicon and counts are kept by the database's triggers).
 
 >>> report = build_index_ray(dsn, theorems, documents, space="minilm_l6_v2_slogan")   # doctest: +SKIP
 """
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from corpus_build.ray_engine import init_ray
-from theorem_rag.ingest import IndexReport, owning_documents
+from theorem_rag.ingest import IndexReport, _check_maker, owning_documents
 from theorem_rag.records import Document, Theorem
 
 STAGES = ("write", "slogans", "embed", "vectors")
@@ -76,14 +76,14 @@ def _per_batch(n: int, value: float) -> list[float]:
 
 
 class StatementWriter:
-    """Upserts a batch of statements with ``COPY`` (the lexicon is refreshed once, by the driver)."""
+    """Upserts a batch of statements with ``COPY``."""
 
     def __init__(self, store: StoreSpec) -> None:
         self.store = store.open()
 
     def __call__(self, batch: dict) -> dict:
         t0 = time.perf_counter()
-        counts = self.store.upsert_theorems(_theorems(batch), refresh_lexicon=False)
+        counts = self.store.upsert_theorems(_theorems(batch))
         n = len(batch["record"])
         return _with(batch, n_inserted=_per_batch(n, counts.inserted), n_updated=_per_batch(n, counts.updated),
                      t_write=_per_batch(n, time.perf_counter() - t0))  # fmt: skip
@@ -109,7 +109,7 @@ class SloganStage:
         docs = {t.doc_id: self.documents[t.doc_id] for t in theorems if t.doc_id in self.documents}
         run = write_slogans(theorems, self.writer, self.cache, documents=docs, progress=False)
         if run.slogans:
-            self.store.set_slogans(run.slogans, refresh_lexicon=False)
+            self.store.set_slogans(run.slogans)
         n = len(theorems)
         return _with(batch, slogan=[run.slogans.get(t.id, "") for t in theorems],
                      n_cached=_per_batch(n, run.stats.cached), n_written=_per_batch(n, run.stats.written),
@@ -120,17 +120,14 @@ class EmbedStage:
     """Embeds the statements whose text has no vector yet and writes the vectors with binary ``COPY``."""
 
     def __init__(self, store: StoreSpec, model: str, instruction: str, batch_size: int, space: str, field: str,
-                 device: str | None = None) -> None:  # fmt: skip
+                 device: str = "cpu", backend: str = "torch", cache_dir: str | None = None) -> None:  # fmt: skip
         from theorem_rag.embed import Embedder
 
         self.store = store.open()
-        if device is None:
-            import torch
-
-            device = "cuda" if torch.cuda.is_available() else "cpu"
-        self.embedder = Embedder(model, doc_instruction=instruction, batch_size=batch_size, device=device)
+        self.embedder = Embedder(model, doc_instruction=instruction, batch_size=batch_size, device=device,
+                                 backend=backend, cache_dir=cache_dir)  # fmt: skip
         self.space, self.field = space, field
-        _ = self.embedder.model  # load once, in the constructor
+        _ = self.embedder.onnx if backend == "onnx-int8" else self.embedder.model  # load once, in the constructor
 
     def __call__(self, batch: dict) -> dict:
         from theorem_rag.embed import embed_hash, embed_text_for
@@ -161,15 +158,20 @@ def build_index_ray(
     embed_model: str | None = None,
     doc_instruction: str = "",
     embed_batch_size: int = 64,
+    embed_backend: str = "torch",
+    onnx_cache_dir: str | None = None,
     writer: dict | None = None,
     options: RayBuildOptions = RayBuildOptions(),
     build_hnsw: bool = True,
     prune: bool = True,
+    reembed: bool = False,
 ) -> IndexReport:
     """Build (or bring up to date) the index of ``theorems`` on Ray; returns the same report as the local build,
     with per-stage busy seconds (summed over workers) in ``seconds`` next to the wall time.
 
     ``writer`` holds the keyword arguments of :func:`theorem_rag.slogans.build_slogan_writer` (default: offline).
+    ``embed_backend`` is ``torch`` or ``onnx-int8`` (the ONNX file is built once here, under ``onnx_cache_dir``,
+    and each node of a cluster builds its own there); a space keeps the backend that filled it.
     """
     from theorem_rag.config import DEFAULT_EMBED_MODEL
     from theorem_rag.db.store import TheoremStore
@@ -185,10 +187,18 @@ def build_index_ray(
     store = TheoremStore(dsn, table=table)
     try:
         t0 = time.perf_counter()
+        if not reembed and space in {sp.name for sp in store.spaces()}:
+            _check_maker(store.space(space), embed_model, embed_backend)
         store.upsert_documents(documents)
-        # the space must exist before workers write to it; its dimension comes from the model's config
-        dim = Embedder(embed_model, doc_instruction=doc_instruction).dim
-        store.vector_space(space, dim, field=field, model=embed_model)
+        # the space must exist before workers write to it; the dimension comes from the model (and an ONNX
+        # export is built here once, so that local actors only load it)
+        probe = Embedder(embed_model, doc_instruction=doc_instruction, backend=embed_backend, cache_dir=onnx_cache_dir)
+        if embed_backend == "onnx-int8":
+            _ = probe.onnx
+        store.vector_space(space, probe.dim, field=field, model=embed_model, backend=embed_backend)
+        if reembed:
+            store.reset_space(space, embed_model, embed_backend)
+        del probe
         report.seconds["documents"] = time.perf_counter() - t0
 
         gpus = ray.cluster_resources().get("GPU", 0) if options.gpus_per_actor is None else options.gpus_per_actor
@@ -210,7 +220,8 @@ def build_index_ray(
                             **gpu_opts,
                             fn_constructor_kwargs={"store": spec, "model": embed_model, "instruction": doc_instruction,
                                                    "batch_size": embed_batch_size, "space": space, "field": field,
-                                                   "device": "cuda" if gpu_each else "cpu"})  # fmt: skip
+                                                   "device": "cuda" if gpu_each else "cpu", "backend": embed_backend,
+                                                   "cache_dir": onnx_cache_dir})  # fmt: skip
         totals: dict[str, float] = {}
         for batch in ds.iter_batches(batch_size=None, batch_format="numpy"):
             for k, v in batch.items():
@@ -227,8 +238,7 @@ def build_index_ray(
         t0 = time.perf_counter()
         if prune:
             report.removed = store.delete_stale(owning_documents(documents), [t.id for t in theorems])
-        store.refresh_lexicon()
-        report.seconds["lexicon"] = time.perf_counter() - t0
+        report.seconds["prune"] = time.perf_counter() - t0
         if build_hnsw and (report.embedded or not store.has_index(space)):
             t0 = time.perf_counter()
             store.build_index(space)

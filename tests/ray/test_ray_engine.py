@@ -91,7 +91,7 @@ def test_ray_build_equals_local_build(local_ray, pg_dsn):
         from theorem_rag.cli import main
 
         result = CliRunner().invoke(main, ["index", "build", "--records", str(FIXTURES / "integrations"), "--engine",
-                                           "ray", "--ray-batch-size", "16", "--database-url", pg_dsn,
+                                           "ray", "--ray-batch-size", "16", "--embed-backend", "torch", "--database-url", pg_dsn,
                                            "--table", "ray_eq_ray"])  # fmt: skip
         assert result.exit_code == 0, result.output
         assert result.output.startswith("space minilm_l6_v2_slogan: 51 statements (51 new, 0 updated, 0 unchanged, "

@@ -22,12 +22,16 @@ def corpus() -> None:
     "--max-file-mb", type=click.FloatRange(min=0.001), default=20.0, show_default=True,
     envvar="THEOREM_RAG_MAX_FILE_MB", help="Skip (and report) LaTeX files larger than this.",
 )
+@click.option(
+    "--workers", type=click.IntRange(min=1), envvar="THEOREM_RAG_PARSE_WORKERS",
+    help="Processes that parse documents at once (default: the cores available); the records are the same.",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
-              help='Parse in this process, or each paper as a Ray Data task (pip install "theorem-rag[ray]"; '
-                   "RAY_ADDRESS joins a cluster).")  # fmt: skip
-def parse(sources: tuple[str, ...], out_dir: str, fmt: str, no_plastex: bool, max_file_mb: float, quiet: bool,
-          engine: str) -> None:  # fmt: skip
+              help='Parse here (--workers processes), or each paper as a Ray Data task (pip install '
+                   '"theorem-rag[ray]"; RAY_ADDRESS joins a cluster).')  # fmt: skip
+def parse(sources: tuple[str, ...], out_dir: str, fmt: str, no_plastex: bool, max_file_mb: float, workers: int | None,
+          quiet: bool, engine: str) -> None:  # fmt: skip
     """Parse SOURCE... (folders, .tar/.tar.gz, .tex or theorem .jsonl files) into records under --out.
 
     Example: theorem-rag corpus parse ../shared/corpora/stacks --out data/records
@@ -42,8 +46,9 @@ def parse(sources: tuple[str, ...], out_dir: str, fmt: str, no_plastex: bool, ma
             raise click.UsageError(str(e)) from e
     else:
         from corpus_build.parse import parse_sources
+        from corpus_build.units import default_workers
 
-        report = parse_sources(sources, out_dir, progress=not quiet, **kwargs)
+        report = parse_sources(sources, out_dir, progress=not quiet, workers=workers or default_workers(), **kwargs)
     totals = report.to_dict()["totals"]
     for s in report.sources:
         click.echo(

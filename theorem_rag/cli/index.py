@@ -46,6 +46,10 @@ def index() -> None:
 @click.option("--source", "sources", multiple=True, help="Index only these sources.")
 @click.option("--limit", type=click.IntRange(min=1), help="Index at most this many statements (for a quick try).")
 @click.option("--slogan-writer", envvar="THEOREM_RAG_SLOGAN_WRITER", help="'offline' or a litellm model name.")
+@click.option("--embed-backend", type=click.Choice(["onnx-int8", "torch"]), envvar="THEOREM_RAG_EMBED_BACKEND",
+              help="What runs the model: its int8 ONNX export, built once under the data folder (default), or torch.")
+@click.option("--reembed", is_flag=True,
+              help="Delete the space's vectors and embed every statement again (to change the backend or model).")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help='One process, or Ray Data (pip install "theorem-rag[ray]"; RAY_ADDRESS joins a cluster).')
 @click.option("--ray-batch-size", type=click.IntRange(min=1), default=512, show_default=True,
@@ -55,8 +59,8 @@ def index() -> None:
 @click.option("--slogan-tasks", type=click.IntRange(min=1), default=1, show_default=True,
               help="Ray: slogan actors; LLM requests in flight stay under THEOREM_RAG_LLM_CONCURRENCY in all.")
 @with_db_options
-def build(records_dirs, jsonl_files, sources, limit, slogan_writer, engine, ray_batch_size, embed_actors, slogan_tasks,
-          database_url, table, data_dir, embed_model, embed_field) -> None:  # fmt: skip
+def build(records_dirs, jsonl_files, sources, limit, slogan_writer, embed_backend, reembed, engine, ray_batch_size,
+          embed_actors, slogan_tasks, database_url, table, data_dir, embed_model, embed_field) -> None:  # fmt: skip
     """Upsert records, write slogans, embed and build the HNSW index (incremental: reruns do only what changed)."""
     from theorem_rag.ingest import build_index
     from theorem_rag.record_files import read_records
@@ -66,7 +70,7 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, engine, ray_
     from theorem_rag.slogans import build_slogan_writer
 
     s = settings_from(database_url=database_url, table=table, data_dir=data_dir, embed_model=embed_model,
-                      embed_field=embed_field, slogan_writer=slogan_writer)  # fmt: skip
+                      embed_field=embed_field, slogan_writer=slogan_writer, embed_backend=embed_backend)  # fmt: skip
     theorems, documents = [], []
     try:
         found = [read_records(folder) for folder in records_dirs]
@@ -87,19 +91,22 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, engine, ray_
     if not theorems:
         raise click.UsageError("no theorem records to index")
     if engine == "ray":
-        _build_on_ray(s, theorems, documents, limit, ray_batch_size, embed_actors, slogan_tasks)
+        _build_on_ray(s, theorems, documents, limit, reembed, ray_batch_size, embed_actors, slogan_tasks)
         return
     search = TheoremSearch.from_settings(s)
     writer = build_slogan_writer(s.slogan_writer, api_base=s.llm_api_base, context=s.slogan_context,
                                  concurrency=s.llm_concurrency, max_retries=s.llm_max_retries,
                                  rpm=s.llm_requests_per_minute)  # fmt: skip
-    report = build_index(search.store, search.embedder, theorems, documents, writer=writer,
-                         space=space_name(s.embed_model, s.embed_field), field=s.embed_field,
-                         prune=not limit)  # fmt: skip
+    try:
+        report = build_index(search.store, search.embedder, theorems, documents, writer=writer,
+                             space=space_name(s.embed_model, s.embed_field), field=s.embed_field,
+                             reembed=reembed, prune=not limit)  # fmt: skip
+    except InputError as e:
+        raise click.ClickException(str(e)) from e
     click.echo(report.summary())
 
 
-def _build_on_ray(s, theorems, documents, limit, batch_size, embed_actors, slogan_tasks) -> None:
+def _build_on_ray(s, theorems, documents, limit, reembed, batch_size, embed_actors, slogan_tasks) -> None:
     from corpus_build.ray_engine import RayUnavailable, require_ray
     from theorem_rag.db.names import space_name
     from theorem_rag.db.server import resolve_dsn
@@ -108,15 +115,20 @@ def _build_on_ray(s, theorems, documents, limit, batch_size, embed_actors, sloga
         require_ray()
     except RayUnavailable as e:
         raise click.UsageError(str(e)) from e
+    from theorem_rag.errors import InputError
     from theorem_rag.ray_build import RayBuildOptions, build_index_ray
 
     writer = {"spec": s.slogan_writer, "api_base": s.llm_api_base, "context": s.slogan_context,
               "concurrency": s.llm_concurrency, "max_retries": s.llm_max_retries, "rpm": s.llm_requests_per_minute}
     options = RayBuildOptions(batch_size=batch_size, embed_actors=embed_actors, slogan_tasks=slogan_tasks)
-    report = build_index_ray(resolve_dsn(s), theorems, documents, space=space_name(s.embed_model, s.embed_field),
-                             table=s.table, field=s.embed_field, embed_model=s.embed_model,
-                             doc_instruction=s.doc_instruction, embed_batch_size=s.embed_batch_size, writer=writer,
-                             options=options, prune=not limit)  # fmt: skip
+    try:
+        report = build_index_ray(resolve_dsn(s), theorems, documents, space=space_name(s.embed_model, s.embed_field),
+                                 table=s.table, field=s.embed_field, embed_model=s.embed_model,
+                                 doc_instruction=s.doc_instruction, embed_batch_size=s.embed_batch_size,
+                                 embed_backend=s.embed_backend, onnx_cache_dir=str(Path(s.data_dir) / "onnx"),
+                                 writer=writer, options=options, prune=not limit, reembed=reembed)  # fmt: skip
+    except InputError as e:
+        raise click.ClickException(str(e)) from e
     click.echo(report.summary())
 
 

@@ -24,7 +24,8 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the PostgreSQL store needs: pip install "theorem-rag[db]"') from err
 
-from theorem_rag.db import sqltext
+from theorem_rag.db import counters, sqltext
+from theorem_rag.db.bulk import BulkOps, RelationSize
 from theorem_rag.db.cancel import tracked
 from theorem_rag.db.names import Names
 from theorem_rag.db.schema import migrate
@@ -33,7 +34,7 @@ from theorem_rag.db.vectors import SpaceOps, StoreUnavailable, VectorSpace
 from theorem_rag.errors import InputError
 from theorem_rag.records import Document, Hit, Theorem
 
-__all__ = ["StoreUnavailable", "TheoremStore", "UpsertCounts", "VectorSpace"]
+__all__ = ["RelationSize", "StoreUnavailable", "TheoremStore", "UpsertCounts", "VectorSpace"]
 
 @dataclass(frozen=True)
 class UpsertCounts:
@@ -48,7 +49,7 @@ def _configure(conn: psycopg.Connection) -> None:
     register_vector(conn)
 
 
-class TheoremStore(SpaceOps, SideTableOps):
+class TheoremStore(SpaceOps, SideTableOps, BulkOps):
     """Statements, documents and embedding spaces in PostgreSQL under one table prefix.
 
     >>> TheoremStore("dbname=theorem_rag", table="theorems").names.documents
@@ -136,31 +137,30 @@ class TheoremStore(SpaceOps, SideTableOps):
             (d.id, d.source, d.title, list(d.authors), d.abstract, d.introduction, d.license, d.url, d.year, Jsonb(d.meta))
             for d in docs
         ]
-        inserted = updated = 0
+        changed: list[str] = []
+        inserted = 0
         with self.connection() as conn, conn.transaction():
-            for row in rows:
-                for _, was_insert in conn.execute(sqltext.upsert_documents(self.names), row).fetchall():
-                    inserted += was_insert
-                    updated += not was_insert
-            for space in self._all_spaces(conn):
-                conn.execute(
-                    sql.SQL(
-                        "UPDATE {v} AS v SET year = d.year FROM {d} AS d "
-                        "WHERE d.id = v.doc_id AND d.id = ANY(%s) AND v.year IS DISTINCT FROM d.year"
-                    ).format(v=sql.Identifier(self.names.vectors(space.name)), d=sql.Identifier(self.names.documents)),
-                    [[d.id for d in docs]],
-                )
-        return UpsertCounts(inserted, updated, len(rows) - inserted - updated)
+            if rows:
+                with conn.cursor() as cur:  # one pipelined round trip per batch, not one per document
+                    cur.executemany(sqltext.upsert_documents(self.names), rows, returning=True)
+                    while True:
+                        for doc_id, was_insert in cur.fetchall():
+                            changed.append(doc_id)
+                            inserted += was_insert
+                        if not cur.nextset():
+                            break
+            if changed:
+                for space in self._all_spaces(conn):
+                    conn.execute(sqltext.sync_document_years(self.names, space.name), [changed])
+        updated = len(changed) - inserted
+        return UpsertCounts(inserted, updated, len(rows) - len(changed))
 
-    def upsert_theorems(
-        self, theorems: Iterable[Theorem], slogans: Mapping[str, str] | None = None, *, refresh_lexicon: bool = True
-    ) -> UpsertCounts:
+    def upsert_theorems(self, theorems: Iterable[Theorem], slogans: Mapping[str, str] | None = None) -> UpsertCounts:
         """Idempotent upsert by id and content hash, bulk-loaded through ``COPY``.
 
         One identical to the stored row is not written at all. Vectors stay: whether one is stale depends on what
         it was computed from, which the caller knows (``ids_missing_vectors(space, hashes)``). ``slogans``
-        (id -> slogan) are set in the same transaction. Writers that load in many batches (the Ray build) pass
-        ``refresh_lexicon=False`` and call :meth:`refresh_lexicon` once at the end.
+        (id -> slogan) are set in the same transaction.
         """
         items = list(theorems)
         _check_unique([t.id for t in items], "theorem")
@@ -184,9 +184,7 @@ class TheoremStore(SpaceOps, SideTableOps):
             if updated_ids:
                 self._sync_vectors(conn, updated_ids)
             if slogans:
-                self._set_slogans(conn, slogans, refresh_lexicon=refresh_lexicon)
-            if changed and refresh_lexicon:
-                self._refresh_lexicon(conn)
+                self._set_slogans(conn, slogans)
         inserted = sum(1 for _, ins in changed if ins)
         return UpsertCounts(inserted, len(updated_ids), len(items) - len(changed))
 
@@ -202,17 +200,12 @@ class TheoremStore(SpaceOps, SideTableOps):
                 [ids],
             )
 
-    def set_slogans(self, slogans: Mapping[str, str], *, refresh_lexicon: bool = True) -> int:
+    def set_slogans(self, slogans: Mapping[str, str]) -> int:
         """Set slogans by theorem id; changed slogans invalidate vectors of spaces that embed slogans. Returns #changed."""
         with self.connection() as conn, conn.transaction():
-            return self._set_slogans(conn, slogans, refresh_lexicon=refresh_lexicon)
+            return self._set_slogans(conn, slogans)
 
-    def refresh_lexicon(self) -> None:
-        """Recount the full-text lexicon (after batched writes that skipped it)."""
-        with self.connection() as conn, conn.transaction():
-            self._refresh_lexicon(conn)
-
-    def _set_slogans(self, conn: psycopg.Connection, slogans: Mapping[str, str], *, refresh_lexicon: bool = True) -> int:
+    def _set_slogans(self, conn: psycopg.Connection, slogans: Mapping[str, str]) -> int:
         ids, texts = list(slogans), [slogans[i] for i in slogans]
         if any(not isinstance(s, str) or not s.strip() for s in texts):
             raise ValueError("slogans must be non-empty strings")
@@ -235,15 +228,24 @@ class TheoremStore(SpaceOps, SideTableOps):
                     sql.SQL("DELETE FROM {v} WHERE theorem_id = ANY(%s)").format(v=sql.Identifier(self.names.vectors(space.name))),
                     [changed],
                 )
-        if changed and refresh_lexicon:
-            self._refresh_lexicon(conn)
         return len(changed)
 
-    def _refresh_lexicon(self, conn: psycopg.Connection) -> None:
-        """Recount lexeme document frequencies (IDF of long full-text queries) after statements changed."""
-        truncate, insert, inner = sqltext.refresh_lexicon(self.names)
-        conn.execute(truncate)
-        conn.execute(insert, [inner.as_string(conn)])
+    def recount(self) -> dict[str, int]:
+        """Rebuild the lexicon and the maintained counts from the tables, in one transaction; returns the counts.
+
+        Triggers keep both current on every write (:mod:`theorem_rag.db.counters`); this full pass (O(N)) is a
+        repair tool, for a database someone edited with triggers disabled.
+        """
+        with self.connection() as conn, conn.transaction():
+            spaces = [s.name for s in self._all_spaces(conn)]
+            conn.execute(sql.SQL("LOCK TABLE {t} IN SHARE MODE").format(t=sql.Identifier(self.names.theorems)))
+            for stmt, params in counters.recount(self.names, spaces):
+                conn.execute(stmt, [p.as_string(conn) if isinstance(p, sql.Composable) else p for p in params])
+            return self._counts(conn)
+
+    def _counts(self, conn: psycopg.Connection) -> dict[str, int]:
+        query = sql.SQL("SELECT key, n FROM {c} ORDER BY key").format(c=sql.Identifier(self.names.counts))
+        return {k: int(n) for k, n in conn.execute(query)}
 
     def get_theorems(self, ids: Sequence[str]) -> dict[str, Theorem]:
         """Theorem records by id (missing ids are absent from the result)."""
@@ -307,8 +309,6 @@ class TheoremStore(SpaceOps, SideTableOps):
                 sql.SQL("DELETE FROM {d} WHERE {c} = %s").format(d=sql.Identifier(self.names.documents), c=sql.Identifier(doc_col)),
                 [value],
             )
-            if n:
-                self._refresh_lexicon(conn)
         return n
 
     def delete_theorems(self, ids: Sequence[str]) -> int:
@@ -317,8 +317,6 @@ class TheoremStore(SpaceOps, SideTableOps):
             n = conn.execute(
                 sql.SQL("DELETE FROM {t} WHERE id = ANY(%s)").format(t=sql.Identifier(self.names.theorems)), [list(ids)]
             ).rowcount
-            if n:
-                self._refresh_lexicon(conn)
             return n
 
     def delete_stale(self, doc_ids: Sequence[str], keep_ids: Sequence[str]) -> int:
@@ -333,8 +331,6 @@ class TheoremStore(SpaceOps, SideTableOps):
                 ),
                 [list(doc_ids), list(keep_ids)],
             ).rowcount
-            if n:
-                self._refresh_lexicon(conn)
             return n
 
     def theorems_of(self, doc_id: str, limit: int = 500) -> list[Theorem]:
@@ -351,29 +347,37 @@ class TheoremStore(SpaceOps, SideTableOps):
 
     def stats(self, space: str | None = None) -> dict:
         """Counts for health checks and the UI: theorems, documents, per source; and for ``space`` its vectors,
-        statements still missing one, and whether the HNSW index is built."""
-        t, d = sql.Identifier(self.names.theorems), sql.Identifier(self.names.documents)
+        statements still missing one, and whether the HNSW index is built.
+
+        Every figure comes from the maintained counts (:mod:`theorem_rag.db.counters`): the cost does not grow
+        with the index. A vector always belongs to a statement (foreign key), so the missing ones are the
+        difference of two counts.
+        """
         with self.connection() as conn:
-            sources = dict(conn.execute(sql.SQL("SELECT source, count(*) FROM {t} GROUP BY 1 ORDER BY 1").format(t=t)).fetchall())
-            out: dict = {
-                "theorems": sum(sources.values()),
-                "documents": conn.execute(sql.SQL("SELECT count(*) FROM {d}").format(d=d)).fetchone()[0],
-                "sources": sources,
-                "spaces": [s.name for s in self._all_spaces(conn)],
-            }
+            counts = self._counts(conn)
+            spaces = [s.name for s in self._all_spaces(conn)]
+        sources = {k[len(counters.SOURCE_KEY):]: n for k, n in counts.items() if k.startswith(counters.SOURCE_KEY)}
+        out: dict = {
+            "theorems": counts.get(counters.THEOREMS_KEY, 0),
+            "documents": counts.get(counters.DOCUMENTS_KEY, 0),
+            "sources": sources,
+            "spaces": spaces,
+        }
         if space is not None:
-            known = space in out["spaces"]
-            out.update(space=space, vectors=self.count_vectors(space) if known else 0,
-                       missing_vectors=len(self.ids_missing_vectors(space)) if known else out["theorems"],
+            known = space in spaces
+            vectors = counts.get(counters.vectors_key(space), 0) if known else 0
+            out.update(space=space, vectors=vectors, missing_vectors=out["theorems"] - vectors,
                        index_built=known and self.has_index(space))  # fmt: skip
         return out
 
     def count(self, source: str | None = None) -> int:
+        """Statements in the index, or of one source (from the maintained counts: no table scan)."""
+        key = counters.THEOREMS_KEY if source is None else counters.SOURCE_KEY + source
         with self.connection() as conn:
-            t = sql.Identifier(self.names.theorems)
-            if source is None:
-                return conn.execute(sql.SQL("SELECT count(*) FROM {t}").format(t=t)).fetchone()[0]
-            return conn.execute(sql.SQL("SELECT count(*) FROM {t} WHERE source = %s").format(t=t), [source]).fetchone()[0]
+            row = conn.execute(
+                sql.SQL("SELECT n FROM {c} WHERE key = %s").format(c=sql.Identifier(self.names.counts)), [key]
+            ).fetchone()
+        return int(row[0]) if row else 0
 
 
 def _check_unique(ids: list[str], what: str) -> None:
