@@ -44,6 +44,20 @@ def test_map_reports_crashes_and_timeouts_and_goes_on(local_ray):
         (0, None), (1, "timed out after 1.0 s")]  # fmt: skip
 
 
+def test_unit_mapper_reports_a_crashed_document(local_ray):
+    from corpus_build.ray_parse import ray_unit_mapper
+    from corpus_build.theorems import DEFAULT_ENVS
+    from corpus_build.units import UnitJob
+
+    good = UnitJob(r"\begin{document}\begin{lemma}A lemma about sets.\end{lemma}\end{document}", DEFAULT_ENVS, {}, {},
+                   use_plastex=False)  # fmt: skip
+    bad = UnitJob(None, DEFAULT_ENVS, {}, {}, use_plastex=False)  # no text: parse_unit raises TypeError
+    got = ray_unit_mapper()([good, bad, good])
+    assert [e.parser for e in got] == ["fallback", "failed", "fallback"]
+    assert [s.body for s in got[0].statements] == ["A lemma about sets."]
+    assert got[1].reason.startswith("parser crashed: TypeError: ")
+
+
 def test_ray_parse_equals_local_parse(local_ray, tmp_path):
     from corpus_build.parse import parse_sources
     from corpus_build.ray_parse import parse_sources_ray
