@@ -110,6 +110,7 @@ def main() -> None:
     ap.add_argument("--num-cpus", type=int, default=2)
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--embed-actors", type=int, default=1)
+    ap.add_argument("--parse-only", action="store_true", help="no index rows")
     ap.add_argument("--records", type=Path, help="index these records (a `corpus parse` folder); no parse rows")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "ray_build")
     args = ap.parse_args()
@@ -142,26 +143,27 @@ def main() -> None:
                 print(result["parse"][-1], flush=True)
                 if not records.exists():
                     shutil.copytree(out, records)
-        recs = read_records(records)
-        theorems = recs.theorems[: args.limit] if args.limit else recs.theorems
-        doc_ids = {t.doc_id for t in theorems}
-        documents = [d for d in recs.documents if d.id in doc_ids]
-        dsn = server.dsn("bench")
-        ensure_database(server.dsn("postgres"), "bench")
-        for r in range(args.rounds):
-            for engine in ("local", "ray"):
-                table = f"b_{engine}_{r}"
-                if engine == "local":
-                    got = index_local(dsn, table, theorems, documents)
-                else:
-                    got = index_ray(dsn, table, theorems, documents, args.batch_size, args.embed_actors)
-                n = len(theorems)
-                row = {"engine": engine, "round": r, "statements": n, "wall_s": round(got["wall_s"], 1),
-                       "wall_statements_per_s": rate(n, got["wall_s"]),
-                       **{f"{k}_s": round(v, 1) for k, v in got["stage_s"].items()},
-                       **{f"{k}_statements_per_s": rate(n, v) for k, v in got["stage_s"].items()}}  # fmt: skip
-                result["index"].append(row)
-                print(row, flush=True)
+        if not args.parse_only:
+            recs = read_records(records)
+            theorems = recs.theorems[: args.limit] if args.limit else recs.theorems
+            doc_ids = {t.doc_id for t in theorems}
+            documents = [d for d in recs.documents if d.id in doc_ids]
+            dsn = server.dsn("bench")
+            ensure_database(server.dsn("postgres"), "bench")
+            for r in range(args.rounds):
+                for engine in ("local", "ray"):
+                    table = f"b_{engine}_{r}"
+                    if engine == "local":
+                        got = index_local(dsn, table, theorems, documents)
+                    else:
+                        got = index_ray(dsn, table, theorems, documents, args.batch_size, args.embed_actors)
+                    n = len(theorems)
+                    row = {"engine": engine, "round": r, "statements": n, "wall_s": round(got["wall_s"], 1),
+                           "wall_statements_per_s": rate(n, got["wall_s"]),
+                           **{f"{k}_s": round(v, 1) for k, v in got["stage_s"].items()},
+                           **{f"{k}_statements_per_s": rate(n, v) for k, v in got["stage_s"].items()}}  # fmt: skip
+                    result["index"].append(row)
+                    print(row, flush=True)
     finally:
         server.stop()
         server.release()
