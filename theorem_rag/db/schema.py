@@ -108,6 +108,8 @@ def _v4(n: Names) -> list[Step]:
 
     def existing_spaces(conn: Connection) -> None:
         spaces = [r[0] for r in conn.execute(sql.SQL("SELECT name FROM {s}").format(s=sql.Identifier(n.spaces)))]
+        # A registered space whose vector table is gone has nothing to count (a partly dropped index).
+        spaces = [s for s in spaces if conn.execute("SELECT to_regclass(%s) IS NOT NULL", [n.vectors(s)]).fetchone()[0]]
         for space in spaces:
             for _, ddl in counters.vector_triggers(n, space):
                 conn.execute(ddl)
@@ -199,6 +201,8 @@ def drop_all(conn: Connection, prefix: str = "theorems") -> list[str]:
         spaces: list[str] = []
         if conn.execute("SELECT to_regclass(%s) IS NOT NULL", [n.spaces]).fetchone()[0]:
             spaces = [r[0] for r in conn.execute(sql.SQL("SELECT name FROM {s}").format(s=sql.Identifier(n.spaces)))]
+        # A registered space whose vector table is gone has nothing to count (a partly dropped index).
+        spaces = [s for s in spaces if conn.execute("SELECT to_regclass(%s) IS NOT NULL", [n.vectors(s)]).fetchone()[0]]
         for table in [n.vectors(s) for s in spaces] + n.fixed_tables():
             if conn.execute("SELECT to_regclass(%s) IS NOT NULL", [table]).fetchone()[0]:
                 conn.execute(sql.SQL("DROP TABLE {t} CASCADE").format(t=sql.Identifier(table)))
