@@ -31,9 +31,10 @@ def _filters(
     papers: Sequence[str] | str | None,
     year_min: int | None,
     year_max: int | None,
+    categories: Sequence[str] | str | None = None,
 ) -> dict[str, Any]:
     return {"source": sources or None, "kind": kinds or None, "doc_id": papers or None,
-            "year_min": year_min, "year_max": year_max}  # fmt: skip
+            "year_min": year_min, "year_max": year_max, "category": categories or None}  # fmt: skip
 
 
 class TheoremSearch:
@@ -148,10 +149,12 @@ class TheoremSearch:
         papers: Sequence[str] | str | None = None,
         year_min: int | None = None,
         year_max: int | None = None,
+        categories: Sequence[str] | str | None = None,
     ) -> list[list[Hit]]:
-        """Ranked hits (with theorem records and slogans) for each query, best first."""
+        """Ranked hits (with theorem records and slogans) for each query, best first; ``categories`` keeps arXiv
+        papers listed in any of them (primary or cross-list)."""
         k = self._check_k(k)
-        filters = _filters(sources, kinds, papers, year_min, year_max)
+        filters = _filters(sources, kinds, papers, year_min, year_max, categories)
         self._check_built()
         return [self.retriever.search(q, k=k, filters=filters) for q in queries]
 
@@ -279,7 +282,7 @@ def _confidence(hit: Hit | PaperHit) -> float | None:
 
 
 def _filter_kwargs(filters: Mapping[str, Any]) -> dict[str, Any]:
-    allowed = ("sources", "kinds", "papers", "year_min", "year_max")
+    allowed = ("sources", "kinds", "papers", "year_min", "year_max", "categories")
     unknown = sorted(set(filters) - set(allowed))
     if unknown:
         raise InputError(f"unknown filter(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")

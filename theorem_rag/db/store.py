@@ -384,6 +384,20 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps, LookupOps):
             ).rowcount
             return n
 
+    def delete_stale(self, doc_ids: Sequence[str], keep_ids: Sequence[str]) -> int:
+        """Delete the statements of ``doc_ids`` whose id is not in ``keep_ids`` (a new version of a paper lost
+        them); their vectors go with them. Returns #deleted."""
+        if not doc_ids:
+            return 0
+        with self.connection() as conn, conn.transaction():
+            n = conn.execute(
+                sql.SQL("DELETE FROM {t} WHERE doc_id = ANY(%s) AND NOT (id = ANY(%s))").format(
+                    t=sql.Identifier(self.names.theorems)
+                ),
+                [list(doc_ids), list(keep_ids)],
+            ).rowcount
+            return n
+
     def theorems_of(self, doc_id: str, limit: int = 500) -> list[Theorem]:
         """The statements of one document in source order (file, line, then id)."""
         cols = sql.SQL(", ").join(map(sql.Identifier, sqltext.THEOREM_COLUMNS))
