@@ -166,6 +166,10 @@ class Hit:
 
     ``theorem`` is filled when the store returns the full record; ``slogan`` is the text that was embedded.
     ``dense_rank`` / ``lexical_rank`` say where the dense and full-text rankings put it before fusion.
+    ``confidence`` (0..1) is the calibrated confidence that this hit is what was asked for (see
+    ``theorem_rag.query_understanding.confidence``), computed from ``cosine`` (query against the embedded text),
+    ``lexical_rank`` and ``named`` (put first because it is named as asked: an exact name or alias, the
+    definition or paper asked for); ``score`` stays the ranking's internal value.
     """
 
     theorem_id: str
@@ -176,6 +180,9 @@ class Hit:
     doc_id: str | None = None
     dense_rank: int | None = None
     lexical_rank: int | None = None
+    confidence: float | None = None
+    cosine: float | None = None
+    named: bool = False
 
 
 @dataclass(frozen=True)

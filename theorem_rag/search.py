@@ -31,9 +31,10 @@ def _filters(
     papers: Sequence[str] | str | None,
     year_min: int | None,
     year_max: int | None,
+    categories: Sequence[str] | str | None = None,
 ) -> dict[str, Any]:
     return {"source": sources or None, "kind": kinds or None, "doc_id": papers or None,
-            "year_min": year_min, "year_max": year_max}  # fmt: skip
+            "year_min": year_min, "year_max": year_max, "category": categories or None}  # fmt: skip
 
 
 class TheoremSearch:
@@ -63,6 +64,7 @@ class TheoremSearch:
         reranker: Any = None,
         max_query_chars: int = 20_000,
         extra_spaces: Sequence[str] = (),
+        understand: bool = True,
     ) -> None:
         from theorem_rag.embed import SentenceTransformerEmbedding
         from theorem_rag.retrieval.retriever import TheoremRetriever
@@ -71,12 +73,13 @@ class TheoremSearch:
         self.k, self.max_k, self.reranker = k, max_k, reranker
         self._options = dict(space=space, k=k, max_k=max_k, pool=pool, ef_search=ef_search,
                              iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, reranker=reranker,
-                             max_query_chars=max_query_chars, extra_spaces=tuple(extra_spaces))  # fmt: skip
+                             max_query_chars=max_query_chars, extra_spaces=tuple(extra_spaces),
+                             understand=understand)  # fmt: skip
         self._built: set[str] = set()
         self.retriever = TheoremRetriever(
             store, SentenceTransformerEmbedding(embedder), space, k=k, pool=max(pool, max_k), ef_search=ef_search,
             iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, max_query_chars=max_query_chars,
-            extra_spaces=extra_spaces, reranker=reranker, rerank_depth=max_k,
+            extra_spaces=extra_spaces, reranker=reranker, rerank_depth=max_k, understand=understand,
         )  # fmt: skip
 
     @classmethod
@@ -99,6 +102,7 @@ class TheoremSearch:
             ef_search=s.ef_search, iterative_scan=s.iterative_scan, hybrid=s.hybrid, rrf_k=s.rrf_k,
             reranker=build_reranker(s.reranker, api_base=s.llm_api_base), max_query_chars=s.max_query_chars,
             extra_spaces=[space_name(s.embed_model, f.strip()) for f in s.fusion_fields.split(",") if f.strip()],
+            understand=s.query_understanding,
         )  # fmt: skip
         kwargs.update(overrides)
         return cls(store, embedder, **kwargs)
@@ -145,10 +149,12 @@ class TheoremSearch:
         papers: Sequence[str] | str | None = None,
         year_min: int | None = None,
         year_max: int | None = None,
+        categories: Sequence[str] | str | None = None,
     ) -> list[list[Hit]]:
-        """Ranked hits (with theorem records and slogans) for each query, best first."""
+        """Ranked hits (with theorem records and slogans) for each query, best first; ``categories`` keeps arXiv
+        papers listed in any of them (primary or cross-list)."""
         k = self._check_k(k)
-        filters = _filters(sources, kinds, papers, year_min, year_max)
+        filters = _filters(sources, kinds, papers, year_min, year_max, categories)
         self._check_built()
         return [self.retriever.search(q, k=k, filters=filters) for q in queries]
 
@@ -161,6 +167,26 @@ class TheoremSearch:
         k = self._check_k(k)
         self._check_built()
         return self.retriever.search_papers(query, k=k, filters=_filters(**_filter_kwargs(filters)))
+
+    def assess(self, query: str, hits: Sequence[Hit | PaperHit]) -> Any:
+        """How close a match ``hits`` (a result of :meth:`search` or :meth:`search_papers` for ``query``) is: an
+        :class:`~theorem_rag.query_understanding.confidence.Assessment` with ``confident``, the first hit's
+        calibrated ``confidence``, a plain message and suggestions when nothing matches well (a statement name
+        close to the query by trigram similarity among them), and what query understanding did (``notes``).
+
+        >>> search.assess("asdfghjkl", search.search("asdfghjkl")).confident   # doctest: +SKIP
+        False
+        """
+        from theorem_rag.query_understanding import understand
+        from theorem_rag.query_understanding.confidence import assess
+
+        plan = understand(query)
+        confidences = [_confidence(h) for h in hits]
+        suggestion = None
+        if not assess(confidences).confident and not plan.formula:
+            close = self.store.similar_names(plan.text, k=1)
+            suggestion = close[0][0] if close and close[0][0].lower() != plan.text.lower() else None
+        return assess(confidences, did_you_mean=suggestion, notes=plan.notes)
 
     def get_theorem(self, theorem_id: str) -> Hit | None:
         """The theorem record with its slogan (as a :class:`Hit` with score 1.0), or None if unknown."""
@@ -248,8 +274,15 @@ def check_space_maker(space: Any, embedder: Any) -> None:
     )
 
 
+def _confidence(hit: Hit | PaperHit) -> float | None:
+    """A hit's confidence; a paper's is its best statement's."""
+    if isinstance(hit, PaperHit):
+        return max((h.confidence for h in hit.hits if h.confidence is not None), default=None)
+    return hit.confidence
+
+
 def _filter_kwargs(filters: Mapping[str, Any]) -> dict[str, Any]:
-    allowed = ("sources", "kinds", "papers", "year_min", "year_max")
+    allowed = ("sources", "kinds", "papers", "year_min", "year_max", "categories")
     unknown = sorted(set(filters) - set(allowed))
     if unknown:
         raise InputError(f"unknown filter(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")

@@ -58,15 +58,19 @@ class HitOut(BaseModel):
     slogan: str | None = None
     statement: str = Field(description="The statement in LaTeX, as written in the source.")
     citation: str
+    confidence: float | None = Field(
+        None, description="Calibrated confidence (0..1) that this statement is what was asked for; show this, not "
+        "score (the ranking's internal fusion value).")
 
     @classmethod
     def from_hit(cls, hit: Hit) -> HitOut:
         t = hit.theorem
         if t is None:
             raise ValueError(f"hit {hit.theorem_id!r} has no theorem record")
+        confidence = None if hit.confidence is None else round(float(hit.confidence), 4)
         return cls(id=t.id, rank=hit.rank, score=round(float(hit.score), 6), kind=t.kind, number=t.number,
                    name=t.name, source=t.source, doc_id=t.doc_id, url=t.url, slogan=hit.slogan,
-                   statement=t.body_latex, citation=citation(t))  # fmt: skip
+                   statement=t.body_latex, citation=citation(t), confidence=confidence)  # fmt: skip
 
 
 class DocumentOut(BaseModel):
@@ -114,6 +118,18 @@ class SearchResponse(BaseModel):
     k: int
     results: list[HitOut] = []
     papers: list[PaperHitOut] = []
+    confident: bool = Field(False, description="True when the first result is a close match (its calibrated "
+                            "confidence reaches the threshold); False means nothing matches well.")
+    confidence: float = Field(0.0, description="Calibrated confidence (0..1) of the first result.")
+    message: str | None = Field(None, description="Said plainly when nothing matches well.")
+    suggestions: list[str] = Field([], description="What to try instead (a close name, other wording).")
+
+    def assessed(self, assessment: Any) -> SearchResponse:
+        """This response with the fields of an ``Assessment`` (``TheoremSearch.assess``)."""
+        return self.model_copy(update={
+            "confident": assessment.confident, "confidence": assessment.confidence, "message": assessment.message,
+            "suggestions": list(assessment.suggestions),
+        })  # fmt: skip
 
 
 class TheoremOut(HitOut):

@@ -97,7 +97,8 @@ def test_in_process_session(integ):
 
 
 def _server_env(pg_dsn: str, table: str) -> dict[str, str]:
-    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "VIRTUAL_ENV")}
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "VIRTUAL_ENV",
+                                                               "THEOREM_RAG_EMBED_BACKEND")}
     return {**keep, "THEOREM_RAG_DATABASE_URL": pg_dsn, "THEOREM_RAG_TABLE": table, "HF_HUB_OFFLINE": "1",
             "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": os.getcwd()}  # fmt: skip
 

@@ -95,10 +95,7 @@ def test_score_internals_sit_behind_a_toggle_and_a_confidence_goes_in_front():
     why = re.search(r'<details class="trag-why"><summary>why this result</summary>(.*?)</details>', card)
     assert why and why[1] == '<span class="trag-score">fused score 0.039 \u00b7 dense #8 \u00b7 text #1</span>'
 
-    class Confident(Hit):
-        confidence = 0.8312
-
-    card = hit_card(Confident(t.id, 0.1, rank=1, theorem=t))
+    card = hit_card(Hit(t.id, 0.1, rank=1, theorem=t, confidence=0.8312))
     assert '<span class="trag-confidence">confidence 0.83</span><details class="trag-why">' in card
 
 

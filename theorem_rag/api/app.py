@@ -190,10 +190,13 @@ def create_app(
         k = search.k if req.k is None else req.k
         if req.level == "paper":
             papers = await run(search.search_papers, req.query, req.k, query=req.query, **req.filters())
+            assessment = await run(search.assess, req.query, papers)
             return SearchResponse(query=req.query, level="paper", k=k,
-                                  papers=[PaperHitOut.from_paper_hit(p) for p in papers])  # fmt: skip
+                                  papers=[PaperHitOut.from_paper_hit(p) for p in papers]).assessed(assessment)  # fmt: skip
         hits = await run(search.search, req.query, req.k, query=req.query, **req.filters())
-        return SearchResponse(query=req.query, level="theorem", k=k, results=[HitOut.from_hit(h) for h in hits])
+        assessment = await run(search.assess, req.query, hits)
+        return SearchResponse(query=req.query, level="theorem", k=k,
+                              results=[HitOut.from_hit(h) for h in hits]).assessed(assessment)
 
     @app.get("/health", tags=["service"])
     async def health() -> JSONResponse:

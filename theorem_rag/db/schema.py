@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3, 4, 6, 8]
+[1, 2, 3, 4, 5, 6, 8]
 """
 
 from __future__ import annotations
@@ -141,6 +141,16 @@ def _v4(n: Names) -> list[Step]:
     ]
 
 
+def _v5(n: Names) -> list[sql.Composed]:
+    """Trigram matching on statement names (pg_trgm, in PostgreSQL's contrib): "did you mean" for misspelt names."""
+    return [
+        sql.SQL("CREATE EXTENSION IF NOT EXISTS pg_trgm"),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (lower(name) gin_trgm_ops)").format(
+            i=sql.Identifier(f"{n.theorems}_name_trgm"), t=sql.Identifier(n.theorems)
+        ),
+    ]
+
+
 def _v8(n: Names) -> list[sql.Composed]:
     """Which backend ran the model of a space (torch, onnx-int8); every space built before ran torch."""
     return [
@@ -156,6 +166,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (2, "feedback.answer (answer text)", _v2),
     (3, "lexicon: document frequency per full-text lexeme", _v3),
     (4, "counts and lexicon maintained by statement triggers (no recount per write or query)", _v4),
+    (5, "pg_trgm and a trigram index on statement names", _v5),
     (6, "theorems.proof; indexes on proof_refs (used by) and labels (references)", _v6),
     (8, "spaces.backend: the backend that ran the embedding model (torch, onnx-int8)", _v8),
 ]

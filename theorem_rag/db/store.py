@@ -29,6 +29,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
 from theorem_rag.db import counters, sqltext
 from theorem_rag.db.bulk import BulkOps, RelationSize
 from theorem_rag.db.cancel import tracked
+from theorem_rag.db.lookup import LookupOps
 from theorem_rag.db.names import Names
 from theorem_rag.db.schema import migrate
 from theorem_rag.db.side_tables import SideTableOps
@@ -65,7 +66,7 @@ def _configure(conn: psycopg.Connection, statement_timeout: float = 0) -> None:
         conn.execute("SELECT set_config('statement_timeout', %s, false)", [f"{max(1, round(statement_timeout * 1000))}ms"])
 
 
-class TheoremStore(SpaceOps, SideTableOps, BulkOps):
+class TheoremStore(SpaceOps, SideTableOps, BulkOps, LookupOps):
     """Statements, documents and embedding spaces in PostgreSQL under one table prefix.
 
     >>> TheoremStore("dbname=theorem_rag", table="theorems").names.documents
@@ -380,6 +381,20 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps):
         with self.connection() as conn, conn.transaction():
             n = conn.execute(
                 sql.SQL("DELETE FROM {t} WHERE id = ANY(%s)").format(t=sql.Identifier(self.names.theorems)), [list(ids)]
+            ).rowcount
+            return n
+
+    def delete_stale(self, doc_ids: Sequence[str], keep_ids: Sequence[str]) -> int:
+        """Delete the statements of ``doc_ids`` whose id is not in ``keep_ids`` (a new version of a paper lost
+        them); their vectors go with them. Returns #deleted."""
+        if not doc_ids:
+            return 0
+        with self.connection() as conn, conn.transaction():
+            n = conn.execute(
+                sql.SQL("DELETE FROM {t} WHERE doc_id = ANY(%s) AND NOT (id = ANY(%s))").format(
+                    t=sql.Identifier(self.names.theorems)
+                ),
+                [list(doc_ids), list(keep_ids)],
             ).rowcount
             return n
 

@@ -93,10 +93,13 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
         filters = {"sources": sources, "kinds": kinds, "papers": papers, "year_min": year_min, "year_max": year_max}
         if paper_level:
             papers_found = await _guarded(run(search.search_papers, query, k, query=query, **filters))
+            assessment = await _guarded(run(search.assess, query, papers_found))
             return SearchResponse(query=query, level="paper", k=k,
-                                  papers=[PaperHitOut.from_paper_hit(p) for p in papers_found])  # fmt: skip
+                                  papers=[PaperHitOut.from_paper_hit(p) for p in papers_found]).assessed(assessment)  # fmt: skip
         hits = await _guarded(run(search.search, query, k, query=query, **filters))
-        return SearchResponse(query=query, level="theorem", k=k, results=[HitOut.from_hit(h) for h in hits])
+        assessment = await _guarded(run(search.assess, query, hits))
+        return SearchResponse(query=query, level="theorem", k=k,
+                              results=[HitOut.from_hit(h) for h in hits]).assessed(assessment)
 
     @server.tool(annotations=read_only)
     async def get_theorem(

@@ -24,8 +24,10 @@ from theorem_rag.errors import InputError
 from theorem_rag.records import KINDS, Document, Hit
 from theorem_rag.ui.assets import CSS, HEAD
 from theorem_rag.ui.assistant import Assistant, link_citations
+from theorem_rag.query import graph_query
 from theorem_rag.ui.card_data import URL_SYNC_JS, restore_search, theorem_cards
 from theorem_rag.ui.cards import SOURCE_LABELS, message_html, papers_html, sources_html
+from theorem_rag.ui.confidence_html import no_match_html
 
 _APP_EXTRA = 'pip install "theorem-rag[app]"'
 LATEX_DELIMITERS = [
@@ -99,6 +101,8 @@ class Handlers:
                 body, what = papers_html(found, query=query), "papers"
             else:
                 found, body, what = theorem_cards(self, query, int(k), filters)
+            if not graph_query(query):  # a uses:/used-by: listing is not a ranked match
+                body = no_match_html(self.search.assess(query, found)) + body
         except self._errors as err:
             return message_html(str(err)), "", query
         ms = (time.perf_counter() - start) * 1000
