@@ -115,7 +115,10 @@ def test_paging_spacing_user_agent_and_a_second_run_fetches_nothing(tmp_path):
         # the default page size (100) takes all 8 in one page; a second listing with pages of 3 pages three times
         assert [r.query["start"] for r in listing] == [["0"]]
         gaps = [b.t - a.t for a, b in zip(arxiv.log, arxiv.log[1:])]
-        assert min(gaps) >= INTERVAL - JITTER, gaps
+        # A loaded machine delays when a request is logged, never when it was sent: each gap keeps at least half
+        # the interval, and the whole span (where only its two ends' delays count) the full intervals.
+        assert min(gaps) >= INTERVAL / 2, gaps
+        assert arxiv.log[-1].t - arxiv.log[0].t >= len(gaps) * INTERVAL - JITTER, gaps
         assert {r.agent for r in arxiv.log} == {next(iter({r.agent for r in arxiv.log}))}
         assert "mailto:tests@example.org" in arxiv.log[0].agent
         first = read_records(tmp_path / "out")
