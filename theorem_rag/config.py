@@ -40,6 +40,13 @@ class Settings(BaseSettings):
         default_factory=default_data_dir, description="Folder for the embedded server's data and caches."
     )
     table: str = Field("theorems", description="Name of the theorem table (other tables take it as prefix).")
+    db_pool_size: int = Field(
+        4, ge=1, description="Connections a search process keeps open at most (servers: two per search thread + 1)."
+    )
+    statement_timeout: float = Field(
+        0, ge=0, description="Seconds one SQL statement of a search may run (0: no limit); servers use the request "
+        "timeout when this is 0.",
+    )
 
     # Embeddings
     embed_model: str = Field(
@@ -101,3 +108,11 @@ class Settings(BaseSettings):
         "Retry-After above it). 0: no limit.",
     )
     rate_limit_burst: int = Field(60, ge=1, description="Requests a client may send at once before the rate applies.")
+    search_threads: int = Field(4, ge=1, description="Searches a server process runs at once (about the pool size).")
+    search_queue: int = Field(
+        16, ge=0, description="Searches that may wait beyond the running ones; more are answered 503 with "
+        "Retry-After at once.",
+    )
+    queue_wait: float = Field(1.0, gt=0, description="Seconds a search may wait for a thread before a 503.")
+    query_cache: int = Field(1024, ge=0, description="Query vectors a server keeps (LRU) by query text; 0: none.")
+    workers: int = Field(1, ge=1, description="REST server processes sharing the port and the database.")

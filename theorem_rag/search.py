@@ -88,7 +88,8 @@ class TheoremSearch:
         from theorem_rag.retrieval.rerank import build_reranker
 
         s = settings or Settings()
-        store = TheoremStore(resolve_dsn(s), table=s.table, max_query_chars=s.max_query_chars)
+        store = TheoremStore(resolve_dsn(s), table=s.table, max_query_chars=s.max_query_chars, pool_size=s.db_pool_size,
+                             statement_timeout=s.statement_timeout)  # fmt: skip
         embedder = Embedder(s.embed_model, doc_instruction=s.doc_instruction, query_instruction=s.query_instruction,
                             batch_size=s.embed_batch_size, backend=s.embed_backend,
                             cache_dir=Path(s.data_dir) / "onnx")  # fmt: skip
