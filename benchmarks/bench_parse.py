@@ -48,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=None, help="output folder (records and report); default a temp folder")
     ap.add_argument("--no-plastex", action="store_true", help="regex parser only")
     ap.add_argument("--report", default=None, help="print the figures of an existing report.json and stop")
+    ap.add_argument("--workers", default="1", help="processes that parse documents; several (e.g. 1,2) alternate "
+                    "runs of the same corpora and compare wall time, CPU time and the records written")
     args = ap.parse_args(argv)
     if args.report:
         print_figures(json.loads(Path(args.report).read_text()))
@@ -55,12 +57,40 @@ def main(argv: list[str] | None = None) -> int:
     from corpus_build.parse import parse_sources
 
     out = Path(args.out or tempfile.mkdtemp(prefix="bench-parse-"))
-    report = parse_sources(
-        [Path(args.root) / c for c in args.corpora], out, use_plastex=not args.no_plastex, progress=False
-    )
-    print_figures(report.to_dict())
-    print(f"report: {out}/report.md")
-    return 0
+    counts = [int(w) for w in args.workers.split(",")]
+    if len(counts) == 1:
+        report = parse_sources([Path(args.root) / c for c in args.corpora], out, use_plastex=not args.no_plastex,
+                               progress=False, workers=counts[0])  # fmt: skip
+        print_figures(report.to_dict())
+        print(f"report: {out}/report.md")
+        return 0
+    return compare_workers(args, counts, out)
+
+
+def compare_workers(args: argparse.Namespace, counts: list[int], out: Path) -> int:
+    """Parse the same corpora with each worker count in turn (the machine is shared: same run, alternated)."""
+    import resource
+    import time
+
+    from corpus_build.parse import parse_sources
+
+    rows, outputs = [], {}
+    for n in counts:
+        before = os.getloadavg()[0]
+        cpu0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        parse_sources([Path(args.root) / c for c in args.corpora], out / f"workers{n}", use_plastex=not args.no_plastex,
+                      progress=False, workers=n)  # fmt: skip
+        wall = time.perf_counter() - t0
+        cpu1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = sum(b.ru_utime + b.ru_stime - a.ru_utime - a.ru_stime for a, b in zip(cpu0, cpu1))
+        outputs[n] = [(out / f"workers{n}" / f).read_bytes() for f in ("theorems.jsonl", "documents.jsonl")]
+        rows.append((n, wall, cpu, before, os.getloadavg()[0]))
+        print(f"workers {n}: wall {wall:.1f} s, CPU {cpu:.1f} s (this process and its children), "
+              f"load {before:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
+    same = all(outputs[n] == outputs[counts[0]] for n in counts)
+    print(f"records byte-identical across worker counts: {same}")
+    return 0 if same else 1
 
 
 if __name__ == "__main__":

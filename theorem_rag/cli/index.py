@@ -46,8 +46,8 @@ def index() -> None:
 @click.option("--source", "sources", multiple=True, help="Index only these sources.")
 @click.option("--limit", type=click.IntRange(min=1), help="Index at most this many statements (for a quick try).")
 @click.option("--slogan-writer", envvar="THEOREM_RAG_SLOGAN_WRITER", help="'offline' or a litellm model name.")
-@click.option("--embed-backend", type=click.Choice(["onnx-int8", "torch"]), envvar="THEOREM_RAG_EMBED_BACKEND",
-              help="What runs the model: its int8 ONNX export, built once under the data folder (default), or torch.")
+@click.option("--embed-backend", type=click.Choice(["torch", "onnx-int8"]), envvar="THEOREM_RAG_EMBED_BACKEND",
+              help="What runs the model: torch (default) or its int8 ONNX export, built once under the data folder.")
 @click.option("--reembed", is_flag=True,
               help="Delete the space's vectors and embed every statement again (to change the backend or model).")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
