@@ -11,9 +11,11 @@ connects, so the text can be checked without a server.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from psycopg import sql
 
+from theorem_rag.db.counters import THEOREMS_KEY
 from theorem_rag.db.names import Names
 from theorem_rag.filters import Filters
 from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens
@@ -58,6 +60,18 @@ def create_space_table(names: Names, space: str, dim: int, half: bool) -> sql.Co
             content_hash text NOT NULL, source text NOT NULL, kind text NOT NULL, doc_id text NOT NULL, year int,
             embedding {typ} NOT NULL)"""
     ).format(v=sql.Identifier(names.vectors(space)), t=sql.Identifier(names.theorems), typ=_vec_type(dim, half))
+
+
+def text_index_name(names: Names) -> str:
+    """The full-text GIN index of the theorems table (schema v1 names it so)."""
+    return f"{names.theorems}_tsv"
+
+
+def create_text_index(names: Names) -> sql.Composed:
+    """The full-text GIN index over the generated ``tsv`` column, as schema v1 creates it."""
+    return sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (tsv)").format(
+        i=sql.Identifier(text_index_name(names)), t=sql.Identifier(names.theorems)
+    )
 
 
 def create_hnsw_index(names: Names, space: str, dim: int, m: int = 16, ef_construction: int = 64) -> sql.Composed:
@@ -135,6 +149,14 @@ def _like_escape(text: str) -> str:
 # common words ("let", "scheme" in the Stacks Project) match most rows, cost time and carry no information.
 MAX_QUERY_LEXEMES = 8
 MAX_DF_SHARE = 0.2
+# Candidates of a long query come from its rarest lexemes whose document frequencies sum to at most this; the
+# best RANK_CAP of them by IDF share get the (costlier) ts_rank_cd tie-breaker. Both bound the work per query
+# whatever the size of the index.
+CANDIDATE_BUDGET = 20_000
+RANK_CAP = 500
+# A keyword query ranks at most this many of the statements that contain its words (by ts_rank_cd, which reads
+# positions); only a very common word matches more, and then which ones are ranked is arbitrary.
+KEYWORD_CAP = 20_000
 
 
 # Added to the full-text score of a statement whose name (or alias) is the query: a look-up by name. Full-text
@@ -144,44 +166,93 @@ EXACT_NAME_BOOST = 10
 # A query equal to one of a statement's recorded alternative names (PlanetMath's pmsynonym) is a look-up by name.
 _ALIAS_SQL = "EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce({a}.meta -> 'synonyms', '[]')) AS s(x) " \
     "WHERE lower(s.x) = %s)"
-_ALIAS = sql.SQL(_ALIAS_SQL.format(a="t"))
 _ALIAS_C = sql.SQL(_ALIAS_SQL.format(a="c"))
 
 
-def text_search(names: Names, query: str, filters: Filters, k: int) -> tuple[sql.Composed, list]:
+@dataclass(frozen=True)
+class QueryTerm:
+    """A lexeme of a long query with its document frequency and its IDF (computed in SQL, as the ranking uses it)."""
+
+    lexeme: str
+    ndoc: int
+    idf: float
+
+
+def query_terms(names: Names, query: str) -> tuple[sql.Composed, list]:
+    """The query's rarest lexemes (at most ``MAX_QUERY_LEXEMES``, each in at most ``MAX_DF_SHARE`` of the
+    statements), rarest first, with their IDF: a few index look-ups in the lexicon and the maintained count."""
+    query_sql = sql.SQL(
+        """SELECT l.lexeme, l.ndoc, ln(1 + (total.n - l.ndoc + 0.5) / (l.ndoc + 0.5)) AS idf
+        FROM (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', %s))) AS lexeme) AS u
+        JOIN {lx} AS l USING (lexeme), (SELECT coalesce((SELECT n FROM {c} WHERE key = %s), 0) AS n) AS total
+        WHERE l.lexeme ~ '^[a-z0-9]+$' AND l.ndoc <= %s * total.n
+        ORDER BY l.ndoc, l.lexeme LIMIT %s"""
+    ).format(lx=sql.Identifier(names.lexicon), c=sql.Identifier(names.counts))
+    return query_sql, [query, THEOREMS_KEY, MAX_DF_SHARE, MAX_QUERY_LEXEMES]
+
+
+def candidate_terms(terms: Sequence[QueryTerm], budget: int) -> int:
+    """How many of the (rarest first) terms select candidates: the longest prefix whose document frequencies
+    sum to at most ``budget``, and at least one. The other terms still count in every candidate's score.
+
+    >>> t = [QueryTerm("a", 10, 7.0), QueryTerm("b", 300, 4.0), QueryTerm("c", 5000, 1.5)]
+    >>> candidate_terms(t, 1000), candidate_terms(t, 5), candidate_terms(t, 10**6)
+    (2, 1, 3)
+    """
+    total, n = 0, 0
+    for term in terms:
+        total += term.ndoc
+        if total > budget and n:
+            break
+        n += 1
+    return n
+
+
+def text_search(
+    names: Names, query: str, filters: Filters, k: int, terms: Sequence[QueryTerm] | None = None,
+    budget: int | None = None, rank_cap: int | None = None,
+) -> tuple[sql.Composed, list]:
     """Full-text search over name, slogan, synonyms and statement; a name equal to (or containing) the query wins.
 
     Keyword queries (at most ``SHORT_QUERY_TOKENS`` words) need every word as a prefix and rank by ``ts_rank_cd``.
     Longer queries are scored like BM25 without term frequency: the share of the IDF of the query's rare lexemes
-    that a statement contains (from the lexicon table, so at most 1), plus a small ``ts_rank_cd`` to break ties. The name boost matters
-    for keyword queries such as "Yoneda lemma": the statement named so should come first; a query equal to one of a
-    statement's recorded alternative names (``meta.synonyms``) counts as its name.
+    (``terms``, from :func:`query_terms`) that a statement contains (so at most 1), plus a small ``ts_rank_cd`` to
+    break ties. The name boost matters for keyword queries such as "Yoneda lemma": the statement named so should
+    come first; a query equal to one of a statement's recorded alternative names (``meta.synonyms``) counts as its
+    name.
+
+    What a long query costs is bounded: candidates are the statements that contain one of the rarest terms whose
+    document frequencies sum to at most ``budget`` (:func:`candidate_terms`), or whose name is the query; every
+    candidate is scored on all terms, and ``ts_rank_cd`` (which reads positions) runs on the best ``rank_cap``.
     """
     if len(query_tokens(query)) <= SHORT_QUERY_TOKENS:
         return _keyword_search(names, query, filters, k)
+    if terms is None:
+        raise ValueError("a long full-text query needs its terms: run query_terms() first")
+    if not terms:
+        return sql.SQL("SELECT NULL::text, NULL::text, NULL::float8 WHERE FALSE"), []
+    n_cand = candidate_terms(terms, CANDIDATE_BUDGET if budget is None else budget)
     where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
     query_sql = sql.SQL(
-        """WITH terms AS (
-            SELECT l.lexeme, ln(1 + ((SELECT count(*) FROM {t}) - l.ndoc + 0.5) / (l.ndoc + 0.5)) AS idf,
-                   to_tsquery('simple', l.lexeme) AS q
-            FROM (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', %s))) AS lexeme) AS u
-            JOIN {lx} AS l USING (lexeme)
-            WHERE l.lexeme ~ '^[a-z0-9]+$' AND l.ndoc <= %s * (SELECT count(*) FROM {t})
-            ORDER BY l.ndoc, l.lexeme LIMIT %s),
-        anyq AS (SELECT to_tsquery('simple', string_agg(lexeme, ' | ')) AS q FROM terms),
-        cand AS (
-            SELECT t.id, t.doc_id, t.tsv, t.name, t.meta FROM {t} AS t {year_join}, anyq
-            WHERE anyq.q IS NOT NULL AND t.tsv @@ anyq.q AND {where})
+        """WITH terms AS (SELECT u.idf, to_tsquery('simple', u.lexeme) AS q FROM unnest(%s::text[], %s::float8[]) AS u(lexeme, idf))
         SELECT c.id, c.doc_id,
-            (SELECT coalesce(sum(terms.idf), 0) FROM terms WHERE c.tsv @@ terms.q) / (SELECT sum(idf) FROM terms)
-            + 0.1 * ts_rank_cd(c.tsv, anyq.q, 1)
-            + CASE WHEN lower(c.name) = %s OR {alias} THEN {boost} ELSE 0 END AS score
-        FROM cand AS c, anyq
+            c.s / %s + 0.1 * ts_rank_cd(c.tsv, to_tsquery('simple', %s), 1)
+            + CASE WHEN c.named OR {alias} THEN {boost} ELSE 0 END AS score
+        FROM (
+            SELECT t.id, t.doc_id, t.tsv, t.meta, coalesce(lower(t.name) = %s, false) AS named,
+                (SELECT coalesce(sum(terms.idf), 0) FROM terms WHERE t.tsv @@ terms.q) AS s
+            FROM {t} AS t {year_join}
+            WHERE (t.tsv @@ to_tsquery('simple', %s) OR lower(t.name) = %s) AND {where}
+            ORDER BY named DESC, s DESC, t.id LIMIT %s) AS c
         ORDER BY score DESC, c.id LIMIT %s"""
-    ).format(t=sql.Identifier(names.theorems), lx=sql.Identifier(names.lexicon), year_join=_year_join(names, filters),
-             where=where, alias=_ALIAS_C, boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
+    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where, alias=_ALIAS_C,
+             boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
     lowered = query.strip().lower()
-    return query_sql, [query, MAX_DF_SHARE, MAX_QUERY_LEXEMES, *fparams, lowered, lowered, k]
+    lexemes, idfs = [t.lexeme for t in terms], [t.idf for t in terms]
+    generating = " | ".join(lexemes[:n_cand])
+    cap = RANK_CAP if rank_cap is None else rank_cap
+    return query_sql, [lexemes, idfs, sum(idfs), " | ".join(lexemes), lowered, lowered, generating, lowered, *fparams,
+                       max(cap, k), k]  # fmt: skip
 
 
 def _year_join(names: Names, filters: Filters) -> sql.Composable:
@@ -190,32 +261,31 @@ def _year_join(names: Names, filters: Filters) -> sql.Composable:
     return sql.SQL("LEFT JOIN {d} AS d ON d.id = t.doc_id").format(d=sql.Identifier(names.documents))
 
 
-def _keyword_search(names: Names, query: str, filters: Filters, k: int) -> tuple[sql.Composed, list]:
+def _keyword_search(names: Names, query: str, filters: Filters, k: int, cap: int | None = None) -> tuple[sql.Composed, list]:
+    """Every word as a prefix, ranked by ``ts_rank_cd``; a name equal to the query first, one containing it next.
+
+    ``ts_rank_cd`` reads each candidate's positions: at most ``KEYWORD_CAP`` statements that match the words are
+    ranked (all of them unless the words are very common), plus every statement whose name is the query.
+    """
     where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
     lowered = query.strip().lower()
     query_sql = sql.SQL(
-        """SELECT t.id, t.doc_id,
-            ts_rank_cd(t.tsv, q.q, 1)
-            + CASE WHEN lower(t.name) = %s OR {alias} THEN {boost} WHEN lower(t.name) LIKE %s THEN 1 ELSE 0 END AS score
-        FROM {t} AS t {year_join}, to_tsquery('english', %s) AS q(q)
-        WHERE (t.tsv @@ q.q OR lower(t.name) = %s) AND {where}
-        ORDER BY score DESC, t.id LIMIT %s"""
-    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where, alias=_ALIAS,
-             boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
+        """SELECT c.id, c.doc_id,
+            ts_rank_cd(c.tsv, q.q, 1)
+            + CASE WHEN lower(c.name) = %s OR {alias} THEN {boost} WHEN lower(c.name) LIKE %s THEN 1 ELSE 0 END AS score
+        FROM (
+            (SELECT t.id, t.doc_id, t.tsv, t.name, t.meta FROM {t} AS t {year_join}
+             WHERE t.tsv @@ to_tsquery('english', %s) AND lower(t.name) IS DISTINCT FROM %s AND {where} LIMIT %s)
+            UNION ALL
+            (SELECT t.id, t.doc_id, t.tsv, t.name, t.meta FROM {t} AS t {year_join} WHERE lower(t.name) = %s AND {where})
+        ) AS c, to_tsquery('english', %s) AS q(q)
+        ORDER BY score DESC, c.id LIMIT %s"""
+    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where,
+             alias=sql.SQL(_ALIAS_SQL.format(a="c")), boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
     pattern = f"%{_like_escape(lowered)}%"
-    return query_sql, [lowered, lowered, pattern, tsquery_text(query), lowered, *fparams, k]
-
-
-def refresh_lexicon(names: Names) -> tuple[sql.Composed, sql.Composed, sql.Composed]:
-    """Statements that rebuild the lexicon from the theorems' full-text vectors: truncate, then insert from
-    ``ts_stat`` of the third statement's text (bound as its argument)."""
-    return (
-        sql.SQL("TRUNCATE {lx}").format(lx=sql.Identifier(names.lexicon)),
-        sql.SQL("INSERT INTO {lx} (lexeme, ndoc) SELECT word, ndoc FROM ts_stat(%s)").format(
-            lx=sql.Identifier(names.lexicon)
-        ),
-        sql.SQL("SELECT tsv FROM {t}").format(t=sql.Identifier(names.theorems)),
-    )
+    tsq = tsquery_text(query)
+    return query_sql, [lowered, lowered, pattern, tsq, lowered, *fparams, KEYWORD_CAP if cap is None else cap,
+                       lowered, *fparams, tsq, k]  # fmt: skip
 
 
 def _update_if_changed(cols: Sequence[str], alias: str) -> tuple[sql.Composed, sql.Composed]:
@@ -241,6 +311,19 @@ def upsert_theorems(names: Names) -> sql.Composed:
         ON CONFLICT (id) DO UPDATE SET {updates}, updated_at = now() WHERE {changed}
         RETURNING t.id, (xmax = 0) AS inserted"""
     ).format(t=sql.Identifier(names.theorems), cols=ident, updates=updates, changed=changed)
+
+
+def sync_document_years(names: Names, space: str) -> sql.Composed:
+    """Copy the year of the given documents (bound: a list of ids) into the vectors of their statements.
+
+    The statements are found through the theorems' ``doc_id`` index and their vectors by primary key, so the
+    cost follows the statements of those documents, not the size of the vector table (which has no ``doc_id``
+    index).
+    """
+    return sql.SQL(
+        """UPDATE {v} AS v SET year = d.year FROM {t} AS t JOIN {d} AS d ON d.id = t.doc_id
+        WHERE t.doc_id = ANY(%s) AND v.theorem_id = t.id AND v.year IS DISTINCT FROM d.year"""
+    ).format(v=sql.Identifier(names.vectors(space)), t=sql.Identifier(names.theorems), d=sql.Identifier(names.documents))
 
 
 def upsert_documents(names: Names) -> sql.Composed:

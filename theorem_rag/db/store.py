@@ -11,7 +11,9 @@ UpsertCounts(inserted=1, updated=0, unchanged=0)
 
 from __future__ import annotations
 
+import functools
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -24,7 +26,8 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the PostgreSQL store needs: pip install "theorem-rag[db]"') from err
 
-from theorem_rag.db import sqltext
+from theorem_rag.db import counters, sqltext
+from theorem_rag.db.bulk import BulkOps, RelationSize
 from theorem_rag.db.cancel import tracked
 from theorem_rag.db.lookup import LookupOps
 from theorem_rag.db.names import Names
@@ -34,7 +37,7 @@ from theorem_rag.db.vectors import SpaceOps, StoreUnavailable, VectorSpace
 from theorem_rag.errors import InputError
 from theorem_rag.records import Document, Hit, Theorem
 
-__all__ = ["StoreUnavailable", "TheoremStore", "UpsertCounts", "VectorSpace"]
+__all__ = ["RelationSize", "StoreUnavailable", "TheoremStore", "UpsertCounts", "VectorSpace"]
 
 @dataclass(frozen=True)
 class UpsertCounts:
@@ -43,13 +46,27 @@ class UpsertCounts:
     unchanged: int = 0
 
 
-def _configure(conn: psycopg.Connection) -> None:
+# A pooled connection used this recently is handed out without a probe: under load that saves a round trip per
+# checkout; one idle longer (the server may have restarted meanwhile) is probed first, as psycopg_pool's check does.
+RECHECK_IDLE_S = 2.0
+
+
+def _check_if_idle(conn: psycopg.Connection) -> None:
+    if time.monotonic() - getattr(conn, "_theorem_rag_used", -float("inf")) > RECHECK_IDLE_S:
+        ConnectionPool.check_connection(conn)
+
+
+def _configure(conn: psycopg.Connection, statement_timeout: float = 0) -> None:
     from pgvector.psycopg import register_vector
 
     register_vector(conn)
+    if statement_timeout:
+        # Once per pooled connection, not per query: a backstop for any statement that outlives the request that
+        # asked for it (the servers also cancel a request's queries at its deadline).
+        conn.execute("SELECT set_config('statement_timeout', %s, false)", [f"{max(1, round(statement_timeout * 1000))}ms"])
 
 
-class TheoremStore(SpaceOps, SideTableOps, LookupOps):
+class TheoremStore(SpaceOps, SideTableOps, BulkOps, LookupOps):
     """Statements, documents and embedding spaces in PostgreSQL under one table prefix.
 
     >>> TheoremStore("dbname=theorem_rag", table="theorems").names.documents
@@ -57,9 +74,13 @@ class TheoremStore(SpaceOps, SideTableOps, LookupOps):
     """
 
     def __init__(
-        self, dsn: str, table: str = "theorems", *, pool_size: int = 4, timeout: float = 5.0, max_query_chars: int = 20_000
+        self, dsn: str, table: str = "theorems", *, pool_size: int = 4, timeout: float = 5.0, max_query_chars: int = 20_000,
+        statement_timeout: float = 0,
     ) -> None:
+        if statement_timeout < 0:
+            raise InputError(f"statement_timeout must be 0 (no limit) or positive seconds, got {statement_timeout!r}")
         self.dsn = dsn
+        self.statement_timeout = statement_timeout
         self.names = Names(table)
         self.pool_size = pool_size
         self.timeout = timeout
@@ -67,6 +88,7 @@ class TheoremStore(SpaceOps, SideTableOps, LookupOps):
         self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()
         self._spaces: dict[str, VectorSpace] = {}
+        self._local = threading.local()
 
     # -- connections -------------------------------------------------------------------------------------------
     def _open(self) -> ConnectionPool:
@@ -79,8 +101,8 @@ class TheoremStore(SpaceOps, SideTableOps, LookupOps):
                     min_size=1,
                     max_size=self.pool_size,
                     kwargs={"autocommit": True, "connect_timeout": max(1, int(self.timeout))},
-                    configure=_configure,
-                    check=ConnectionPool.check_connection,
+                    configure=functools.partial(_configure, statement_timeout=self.statement_timeout),
+                    check=_check_if_idle,
                     timeout=self.timeout,
                     name=f"theorem_rag:{self.names.prefix}",
                     open=True,
@@ -92,16 +114,39 @@ class TheoremStore(SpaceOps, SideTableOps, LookupOps):
         """A pooled connection (autocommit; use ``conn.transaction()`` for writes); unreachable -> StoreUnavailable.
 
         Inside a :class:`~theorem_rag.db.cancel.CancelScope` the connection is registered with it, so a deadline
-        can cancel the query running on it.
+        can cancel the query running on it. Inside :meth:`pinned`, it is the thread's pinned connection.
         """
+        pinned = getattr(self._local, "conn", None)
+        if pinned is not None:
+            yield pinned
+            return
         try:
             pool = self._open()
             with pool.connection() as conn, tracked(conn):
                 yield conn
+                conn._theorem_rag_used = time.monotonic()  # type: ignore[attr-defined]
         except psycopg.errors.QueryCanceled:
             raise
         except psycopg.OperationalError as err:
             raise StoreUnavailable(f"database unavailable ({self._where()}): {str(err).strip() or type(err).__name__}") from err
+
+    @contextmanager
+    def pinned(self) -> Iterator[None]:
+        """Every :meth:`connection` in this thread, inside the block, is one pooled connection: a search's dense,
+        full-text and hydration queries then take one checkout instead of three (what servers do per request).
+
+        >>> with store.pinned():                      # doctest: +SKIP
+        ...     hits = search.search("Nakayama lemma")
+        """
+        if getattr(self._local, "conn", None) is not None:
+            yield
+            return
+        with self.connection() as conn:
+            self._local.conn = conn
+            try:
+                yield
+            finally:
+                self._local.conn = None
 
     def _where(self) -> str:
         # Never print a password: show only host/socket and database.
@@ -137,21 +182,23 @@ class TheoremStore(SpaceOps, SideTableOps, LookupOps):
             (d.id, d.source, d.title, list(d.authors), d.abstract, d.introduction, d.license, d.url, d.year, Jsonb(d.meta))
             for d in docs
         ]
-        inserted = updated = 0
+        changed: list[str] = []
+        inserted = 0
         with self.connection() as conn, conn.transaction():
-            for row in rows:
-                for _, was_insert in conn.execute(sqltext.upsert_documents(self.names), row).fetchall():
-                    inserted += was_insert
-                    updated += not was_insert
-            for space in self._all_spaces(conn):
-                conn.execute(
-                    sql.SQL(
-                        "UPDATE {v} AS v SET year = d.year FROM {d} AS d "
-                        "WHERE d.id = v.doc_id AND d.id = ANY(%s) AND v.year IS DISTINCT FROM d.year"
-                    ).format(v=sql.Identifier(self.names.vectors(space.name)), d=sql.Identifier(self.names.documents)),
-                    [[d.id for d in docs]],
-                )
-        return UpsertCounts(inserted, updated, len(rows) - inserted - updated)
+            if rows:
+                with conn.cursor() as cur:  # one pipelined round trip per batch, not one per document
+                    cur.executemany(sqltext.upsert_documents(self.names), rows, returning=True)
+                    while True:
+                        for doc_id, was_insert in cur.fetchall():
+                            changed.append(doc_id)
+                            inserted += was_insert
+                        if not cur.nextset():
+                            break
+            if changed:
+                for space in self._all_spaces(conn):
+                    conn.execute(sqltext.sync_document_years(self.names, space.name), [changed])
+        updated = len(changed) - inserted
+        return UpsertCounts(inserted, updated, len(rows) - len(changed))
 
     def upsert_theorems(self, theorems: Iterable[Theorem], slogans: Mapping[str, str] | None = None) -> UpsertCounts:
         """Idempotent upsert by id and content hash, bulk-loaded through ``COPY``.
@@ -183,8 +230,6 @@ class TheoremStore(SpaceOps, SideTableOps, LookupOps):
                 self._sync_vectors(conn, updated_ids)
             if slogans:
                 self._set_slogans(conn, slogans)
-            if changed:
-                self._refresh_lexicon(conn)
         inserted = sum(1 for _, ins in changed if ins)
         return UpsertCounts(inserted, len(updated_ids), len(items) - len(changed))
 
@@ -228,15 +273,24 @@ class TheoremStore(SpaceOps, SideTableOps, LookupOps):
                     sql.SQL("DELETE FROM {v} WHERE theorem_id = ANY(%s)").format(v=sql.Identifier(self.names.vectors(space.name))),
                     [changed],
                 )
-        if changed:
-            self._refresh_lexicon(conn)
         return len(changed)
 
-    def _refresh_lexicon(self, conn: psycopg.Connection) -> None:
-        """Recount lexeme document frequencies (IDF of long full-text queries) after statements changed."""
-        truncate, insert, inner = sqltext.refresh_lexicon(self.names)
-        conn.execute(truncate)
-        conn.execute(insert, [inner.as_string(conn)])
+    def recount(self) -> dict[str, int]:
+        """Rebuild the lexicon and the maintained counts from the tables, in one transaction; returns the counts.
+
+        Triggers keep both current on every write (:mod:`theorem_rag.db.counters`); this full pass (O(N)) is a
+        repair tool, for a database someone edited with triggers disabled.
+        """
+        with self.connection() as conn, conn.transaction():
+            spaces = [s.name for s in self._all_spaces(conn)]
+            conn.execute(sql.SQL("LOCK TABLE {t} IN SHARE MODE").format(t=sql.Identifier(self.names.theorems)))
+            for stmt, params in counters.recount(self.names, spaces):
+                conn.execute(stmt, [p.as_string(conn) if isinstance(p, sql.Composable) else p for p in params])
+            return self._counts(conn)
+
+    def _counts(self, conn: psycopg.Connection) -> dict[str, int]:
+        query = sql.SQL("SELECT key, n FROM {c} ORDER BY key").format(c=sql.Identifier(self.names.counts))
+        return {k: int(n) for k, n in conn.execute(query)}
 
     def get_theorems(self, ids: Sequence[str]) -> dict[str, Theorem]:
         """Theorem records by id (missing ids are absent from the result)."""
@@ -300,8 +354,6 @@ class TheoremStore(SpaceOps, SideTableOps, LookupOps):
                 sql.SQL("DELETE FROM {d} WHERE {c} = %s").format(d=sql.Identifier(self.names.documents), c=sql.Identifier(doc_col)),
                 [value],
             )
-            if n:
-                self._refresh_lexicon(conn)
         return n
 
     def delete_theorems(self, ids: Sequence[str]) -> int:
@@ -310,8 +362,6 @@ class TheoremStore(SpaceOps, SideTableOps, LookupOps):
             n = conn.execute(
                 sql.SQL("DELETE FROM {t} WHERE id = ANY(%s)").format(t=sql.Identifier(self.names.theorems)), [list(ids)]
             ).rowcount
-            if n:
-                self._refresh_lexicon(conn)
             return n
 
     def theorems_of(self, doc_id: str, limit: int = 500) -> list[Theorem]:
@@ -328,29 +378,37 @@ class TheoremStore(SpaceOps, SideTableOps, LookupOps):
 
     def stats(self, space: str | None = None) -> dict:
         """Counts for health checks and the UI: theorems, documents, per source; and for ``space`` its vectors,
-        statements still missing one, and whether the HNSW index is built."""
-        t, d = sql.Identifier(self.names.theorems), sql.Identifier(self.names.documents)
+        statements still missing one, and whether the HNSW index is built.
+
+        Every figure comes from the maintained counts (:mod:`theorem_rag.db.counters`): the cost does not grow
+        with the index. A vector always belongs to a statement (foreign key), so the missing ones are the
+        difference of two counts.
+        """
         with self.connection() as conn:
-            sources = dict(conn.execute(sql.SQL("SELECT source, count(*) FROM {t} GROUP BY 1 ORDER BY 1").format(t=t)).fetchall())
-            out: dict = {
-                "theorems": sum(sources.values()),
-                "documents": conn.execute(sql.SQL("SELECT count(*) FROM {d}").format(d=d)).fetchone()[0],
-                "sources": sources,
-                "spaces": [s.name for s in self._all_spaces(conn)],
-            }
+            counts = self._counts(conn)
+            spaces = [s.name for s in self._all_spaces(conn)]
+        sources = {k[len(counters.SOURCE_KEY):]: n for k, n in counts.items() if k.startswith(counters.SOURCE_KEY)}
+        out: dict = {
+            "theorems": counts.get(counters.THEOREMS_KEY, 0),
+            "documents": counts.get(counters.DOCUMENTS_KEY, 0),
+            "sources": sources,
+            "spaces": spaces,
+        }
         if space is not None:
-            known = space in out["spaces"]
-            out.update(space=space, vectors=self.count_vectors(space) if known else 0,
-                       missing_vectors=len(self.ids_missing_vectors(space)) if known else out["theorems"],
+            known = space in spaces
+            vectors = counts.get(counters.vectors_key(space), 0) if known else 0
+            out.update(space=space, vectors=vectors, missing_vectors=out["theorems"] - vectors,
                        index_built=known and self.has_index(space))  # fmt: skip
         return out
 
     def count(self, source: str | None = None) -> int:
+        """Statements in the index, or of one source (from the maintained counts: no table scan)."""
+        key = counters.THEOREMS_KEY if source is None else counters.SOURCE_KEY + source
         with self.connection() as conn:
-            t = sql.Identifier(self.names.theorems)
-            if source is None:
-                return conn.execute(sql.SQL("SELECT count(*) FROM {t}").format(t=t)).fetchone()[0]
-            return conn.execute(sql.SQL("SELECT count(*) FROM {t} WHERE source = %s").format(t=t), [source]).fetchone()[0]
+            row = conn.execute(
+                sql.SQL("SELECT n FROM {c} WHERE key = %s").format(c=sql.Identifier(self.names.counts)), [key]
+            ).fetchone()
+        return int(row[0]) if row else 0
 
 
 def _check_unique(ids: list[str], what: str) -> None:
