@@ -63,7 +63,7 @@ class Theorem:
     """One theorem-like statement and where it came from.
 
     ``body_latex`` is the statement as written; ``body_expanded`` the same with user macros expanded where the
-    parser could (empty when nothing was expanded). ``parser`` names the method that produced the record
+    parser could (empty when nothing was expanded); ``proof`` the proof that follows it in the source, if any. ``parser`` names the method that produced the record
     (``plastex``, ``fallback`` or ``jsonl``); ``file`` and ``line`` point into the source tree.
     """
 
@@ -83,6 +83,7 @@ class Theorem:
     file: str | None = None
     line: int | None = None
     meta: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
+    proof: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "section", _tuple(self.section))
@@ -102,6 +103,8 @@ class Theorem:
         """
         d = self.to_dict()
         del d["id"]
+        if not d["proof"]:  # records without a proof keep the hash they had before proofs were recorded
+            del d["proof"]
         return digest(json.dumps(d, sort_keys=True, ensure_ascii=False, default=str))
 
     def to_dict(self) -> dict[str, Any]:
@@ -191,3 +194,13 @@ class PaperHit:
     rank: int = 0
     document: Document | None = None
     hits: tuple[Hit, ...] = ()
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """A statement's place in the proof graph: what its proof cites (``uses``) and whose proofs cite it
+    (``used_by``), as ids, from the references parsed out of the proofs."""
+
+    theorem_id: str
+    uses: tuple[str, ...] = ()
+    used_by: tuple[str, ...] = ()

@@ -227,11 +227,15 @@ def create_app(
 
     @app.get("/theorems/{theorem_id:path}", response_model=TheoremOut, tags=["records"], dependencies=auth)
     async def theorem(theorem_id: Annotated[str, Path(description="e.g. stacks:00DV")]) -> TheoremOut:
-        """One statement with its slogan, citation and provenance."""
-        hit = await run(search.get_theorem, theorem_id)
+        """One statement with its slogan, proof, citations (line, ``\\cite`` + BibTeX, Markdown), provenance, and
+        its neighbours in the proof graph: ``uses`` (what its proof cites) and ``used_by``."""
+        until = service.deadline()
+        hit = await run(search.get_theorem, theorem_id, until=until)
         if hit is None:
             raise HTTPException(404, f"no theorem with id {theorem_id!r}")
-        return TheoremOut.from_record(hit)
+        neighbours = await run(search.neighbours, theorem_id, until=until)
+        document = await run(search.get_document, hit.theorem.doc_id, until=until)
+        return TheoremOut.from_record(hit, neighbours, document)
 
     @app.get("/papers/{doc_id:path}", response_model=PaperOut, tags=["records"], dependencies=auth)
     async def paper(

@@ -24,11 +24,12 @@ def _one_line(text: str | None, width: int) -> str:
 @click.option("--source", "sources", multiple=True, help="Only these sources (repeat).")
 @click.option("--kind", "kinds", multiple=True, help="Only these kinds: lemma, theorem, definition, ... (repeat).")
 @click.option("--paper", "papers", multiple=True, help="Only statements of these document ids (repeat).")
+@click.option("--category", "categories", multiple=True, help="Only arXiv papers in these categories (repeat).")
 @click.option("--papers", "paper_level", is_flag=True, help="Rank papers (documents) instead of statements.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--no-hybrid", is_flag=True, help="Dense ranking only (no full-text fusion).")
 @with_db_options
-def search(query, k, sources, kinds, papers, paper_level, as_json, no_hybrid, database_url, table, data_dir,
+def search(query, k, sources, kinds, papers, categories, paper_level, as_json, no_hybrid, database_url, table, data_dir,
            embed_model, embed_field) -> None:  # fmt: skip
     """Search the index for QUERY (natural language, keywords or LaTeX)."""
     from theorem_rag.db.store import StoreUnavailable
@@ -38,7 +39,8 @@ def search(query, k, sources, kinds, papers, paper_level, as_json, no_hybrid, da
     s = settings_from(database_url=database_url, table=table, data_dir=data_dir, embed_model=embed_model,
                       embed_field=embed_field, hybrid=False if no_hybrid else None)  # fmt: skip
     engine = TheoremSearch.from_settings(s)
-    filters = dict(sources=list(sources) or None, kinds=list(kinds) or None, papers=list(papers) or None)
+    filters = dict(sources=list(sources) or None, kinds=list(kinds) or None, papers=list(papers) or None,
+                   categories=list(categories) or None)
     try:
         if paper_level:
             results = engine.search_papers(query, k, **filters)

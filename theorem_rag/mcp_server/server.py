@@ -105,11 +105,14 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
     async def get_theorem(
         id: Annotated[str, Field(description="A theorem id from search results, e.g. 'stacks:00DV'.")],
     ) -> TheoremOut:
-        """The full record of one statement: LaTeX, slogan, kind, number, name, document, url and citation."""
+        """The full record of one statement: LaTeX, proof, slogan, kind, number, name, document, url, citations
+        (line, the source's \\cite with its BibTeX entry, Markdown), and the ids it uses / is used by in proofs."""
         hit = await _guarded(run(search.get_theorem, id))
         if hit is None:
             raise ToolError(f"no theorem with id {id!r}; ids come from search_theorems results")
-        return TheoremOut.from_record(hit)
+        neighbours = await _guarded(run(search.neighbours, id))
+        document = await _guarded(run(search.get_document, hit.theorem.doc_id))
+        return TheoremOut.from_record(hit, neighbours, document)
 
     @server.tool(annotations=read_only)
     async def get_paper(
