@@ -16,8 +16,10 @@ pytestmark = [pytest.mark.db, pytest.mark.models]
 def _run(pg_dsn, *args):
     from theorem_rag.cli.search import search
 
-    table = integration_search(pg_dsn)[1]
-    out = CliRunner().invoke(search, [*args, "--database-url", pg_dsn, "--table", table, "-k", "3"])
+    search_, table = integration_search(pg_dsn)
+    # The CLI must embed queries with the backend the fixture index was built with.
+    env = {"THEOREM_RAG_EMBED_BACKEND": getattr(search_.embedder, "backend", None) or "torch"}
+    out = CliRunner(env=env).invoke(search, [*args, "--database-url", pg_dsn, "--table", table, "-k", "3"])
     assert out.exit_code == 0, out.output
     return out.output
 
