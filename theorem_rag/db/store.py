@@ -56,7 +56,7 @@ class TheoremStore(SpaceOps, SideTableOps):
     """
 
     def __init__(
-        self, dsn: str, table: str = "theorems", *, pool_size: int = 4, timeout: float = 5.0, max_query_chars: int = 20_000
+        self, dsn: str, table: str = "theorems", *, pool_size: int = 8, timeout: float = 5.0, max_query_chars: int = 20_000
     ) -> None:
         self.dsn = dsn
         self.names = Names(table)
