@@ -111,14 +111,18 @@ def exact_search(
     return query, [qvec, *fparams, qvec, k]
 
 
-def tsquery_text(query: str) -> str:
+def tsquery_text(query: str, weights: str = "") -> str:
     """A ``to_tsquery`` expression from the query's words, safe by construction (only ``[^\W_]+`` tokens).
 
     Short keyword queries (at most ``SHORT_QUERY_TOKENS`` words) need every word, each as a prefix, so "Noeth"
     finds "Noetherian"; longer queries need any word, and ``ts_rank_cd`` rewards covering many of them.
 
+    With ``weights`` (for example ``"AB"``: name, slogan) a keyword query asks for any of its words there.
+
     >>> tsquery_text("Nakayama lemma"), tsquery_text("every finite group of prime order is cyclic")
     ('nakayama:* & lemma:*', 'every | finite | group | of | prime | order | is | cyclic')
+    >>> tsquery_text("Nakayama lemma", weights="AB")
+    'nakayama:*AB | lemma:*AB'
     """
     tokens = list(dict.fromkeys(query_tokens(query)))
     # A lone letter ("s" of "Zorn's", "p" of "p-group") as a required prefix would match nearly anything.
@@ -126,6 +130,8 @@ def tsquery_text(query: str) -> str:
     if not tokens:
         return ""
     if len(tokens) <= SHORT_QUERY_TOKENS:
+        if weights:
+            return " | ".join(f"{t}:*{weights}" for t in tokens)
         return " & ".join(f"{t}:*" for t in tokens)
     return " | ".join(tokens)
 
@@ -149,7 +155,7 @@ RANK_CAP = 2_000
 RANK_BOUND = 2.0
 # A keyword query ranks at most this many of the statements that contain its words (by ts_rank_cd, which reads
 # positions); only a very common word matches more, and then which ones are ranked is arbitrary.
-KEYWORD_CAP = 20_000
+KEYWORD_CAP = 5_000
 
 
 # Added to the full-text score of a statement whose name (or alias) is the query: a look-up by name. Full-text
@@ -269,28 +275,41 @@ def _year_join(names: Names, filters: Filters) -> sql.Composable:
 def _keyword_search(names: Names, query: str, filters: Filters, k: int, cap: int | None = None) -> tuple[sql.Composed, list]:
     """Every word as a prefix, ranked by ``ts_rank_cd``; a name equal to the query first, one containing it next.
 
-    ``ts_rank_cd`` reads each candidate's positions: at most ``KEYWORD_CAP`` statements that match the words are
-    ranked (all of them unless the words are very common), plus every statement whose name is the query.
+    ``ts_rank_cd`` reads each candidate's positions, so at most ``KEYWORD_CAP`` of the statements that contain the
+    words are ranked (all of them unless a word is very common): those with a word in their name or slogan
+    (weights A and B, which rank highest) first, then the others. Every statement whose name is the query is
+    ranked too.
     """
     where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
     lowered = query.strip().lower()
+    cols = sql.SQL("t.id, t.doc_id, t.tsv, t.name, t.meta")
+    matches = sql.SQL(
+        "FROM {t} AS t {year_join} WHERE t.tsv @@ to_tsquery('english', %s) AND lower(t.name) IS DISTINCT FROM %s "
+        "AND {where}"
+    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where)
     query_sql = sql.SQL(
         """SELECT c.id, c.doc_id,
             ts_rank_cd(c.tsv, q.q, 1)
             + CASE WHEN lower(c.name) = %s OR {alias} THEN {boost} WHEN lower(c.name) LIKE %s THEN 1 ELSE 0 END AS score
         FROM (
-            (SELECT t.id, t.doc_id, t.tsv, t.name, t.meta FROM {t} AS t {year_join}
-             WHERE t.tsv @@ to_tsquery('english', %s) AND lower(t.name) IS DISTINCT FROM %s AND {where} LIMIT %s)
+            (SELECT id, doc_id, tsv, name, meta FROM (
+                (SELECT {cols}, 0 AS prio {matches} AND t.tsv @@ to_tsquery('english', %s) LIMIT %s)
+                UNION ALL
+                (SELECT {cols}, 1 AS prio {matches} AND NOT t.tsv @@ to_tsquery('english', %s) LIMIT %s)
+            ) AS m ORDER BY prio LIMIT %s)
             UNION ALL
-            (SELECT t.id, t.doc_id, t.tsv, t.name, t.meta FROM {t} AS t {year_join} WHERE lower(t.name) = %s AND {where})
+            (SELECT {cols} FROM {t} AS t {year_join} WHERE lower(t.name) = %s AND {where})
         ) AS c, to_tsquery('english', %s) AS q(q)
         ORDER BY score DESC, c.id LIMIT %s"""
-    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where,
-             alias=sql.SQL(_ALIAS_SQL.format(a="c")), boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
+    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where, cols=cols,
+             matches=matches, alias=sql.SQL(_ALIAS_SQL.format(a="c")), boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
     pattern = f"%{_like_escape(lowered)}%"
-    tsq = tsquery_text(query)
-    return query_sql, [lowered, lowered, pattern, tsq, lowered, *fparams, KEYWORD_CAP if cap is None else cap,
-                       lowered, *fparams, tsq, k]  # fmt: skip
+    tsq, prominent = tsquery_text(query), tsquery_text(query, weights="AB")
+    cap = KEYWORD_CAP if cap is None else cap
+    return query_sql, [
+        lowered, lowered, pattern, tsq, lowered, *fparams, prominent, cap, tsq, lowered, *fparams, prominent, cap, cap,
+        lowered, *fparams, tsq, k,
+    ]  # fmt: skip
 
 
 def _update_if_changed(cols: Sequence[str], alias: str) -> tuple[sql.Composed, sql.Composed]:
