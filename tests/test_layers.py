@@ -15,7 +15,7 @@ NEUTRAL = ("records", "errors", "config", "record_files", "filters", "query", "w
 LAYERS = [  # (layer, module prefixes), lowest first
     (0, ["theorem_rag"] + [f"theorem_rag.{m}" for m in NEUTRAL]),
     (1, ["corpus_build"]),
-    (2, ["theorem_rag.slogans", "theorem_rag.embed"]),
+    (2, ["theorem_rag.slogans", "theorem_rag.embed", "theorem_rag.embed_onnx"]),
     (3, ["theorem_rag.db"]),
     (4, ["theorem_rag.retrieval"]),
     (5, ["theorem_rag.search", "theorem_rag.ingest", "theorem_rag.serving"]),

@@ -27,6 +27,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the PostgreSQL store needs: pip install "theorem-rag[db]"') from err
 
 from theorem_rag.db import counters, sqltext
+from theorem_rag.db.bulk import BulkOps, RelationSize
 from theorem_rag.db.cancel import tracked
 from theorem_rag.db.names import Names
 from theorem_rag.db.schema import migrate
@@ -35,7 +36,7 @@ from theorem_rag.db.vectors import SpaceOps, StoreUnavailable, VectorSpace
 from theorem_rag.errors import InputError
 from theorem_rag.records import Document, Hit, Theorem
 
-__all__ = ["StoreUnavailable", "TheoremStore", "UpsertCounts", "VectorSpace"]
+__all__ = ["RelationSize", "StoreUnavailable", "TheoremStore", "UpsertCounts", "VectorSpace"]
 
 @dataclass(frozen=True)
 class UpsertCounts:
@@ -64,7 +65,7 @@ def _configure(conn: psycopg.Connection, statement_timeout: float = 0) -> None:
         conn.execute("SELECT set_config('statement_timeout', %s, false)", [f"{max(1, round(statement_timeout * 1000))}ms"])
 
 
-class TheoremStore(SpaceOps, SideTableOps):
+class TheoremStore(SpaceOps, SideTableOps, BulkOps):
     """Statements, documents and embedding spaces in PostgreSQL under one table prefix.
 
     >>> TheoremStore("dbname=theorem_rag", table="theorems").names.documents
@@ -180,24 +181,23 @@ class TheoremStore(SpaceOps, SideTableOps):
             (d.id, d.source, d.title, list(d.authors), d.abstract, d.introduction, d.license, d.url, d.year, Jsonb(d.meta))
             for d in docs
         ]
-        inserted = updated = 0
+        changed: list[str] = []
+        inserted = 0
         with self.connection() as conn, conn.transaction():
-            for row in rows:
-                for _, was_insert in conn.execute(sqltext.upsert_documents(self.names), row).fetchall():
-                    inserted += was_insert
-                    updated += not was_insert
-            for space in self._all_spaces(conn):
-                # Through the statements' doc_id index and the vectors' primary key: vector tables have no doc_id
-                # index, and a join on v.doc_id would read the whole vector table per call.
-                conn.execute(
-                    sql.SQL(
-                        "UPDATE {v} AS v SET year = d.year FROM {t} AS t JOIN {d} AS d ON d.id = t.doc_id "
-                        "WHERE v.theorem_id = t.id AND t.doc_id = ANY(%s) AND v.year IS DISTINCT FROM d.year"
-                    ).format(v=sql.Identifier(self.names.vectors(space.name)), t=sql.Identifier(self.names.theorems),
-                             d=sql.Identifier(self.names.documents)),  # fmt: skip
-                    [[d.id for d in docs]],
-                )
-        return UpsertCounts(inserted, updated, len(rows) - inserted - updated)
+            if rows:
+                with conn.cursor() as cur:  # one pipelined round trip per batch, not one per document
+                    cur.executemany(sqltext.upsert_documents(self.names), rows, returning=True)
+                    while True:
+                        for doc_id, was_insert in cur.fetchall():
+                            changed.append(doc_id)
+                            inserted += was_insert
+                        if not cur.nextset():
+                            break
+            if changed:
+                for space in self._all_spaces(conn):
+                    conn.execute(sqltext.sync_document_years(self.names, space.name), [changed])
+        updated = len(changed) - inserted
+        return UpsertCounts(inserted, updated, len(rows) - len(changed))
 
     def upsert_theorems(self, theorems: Iterable[Theorem], slogans: Mapping[str, str] | None = None) -> UpsertCounts:
         """Idempotent upsert by id and content hash, bulk-loaded through ``COPY``.
