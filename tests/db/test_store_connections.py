@@ -25,6 +25,8 @@ def test_statement_timeout_applies_to_every_pooled_connection(pg_dsn, table_pref
 
 
 def test_a_pinned_search_takes_one_checkout(tiny_search):
+    # The full-text query in its own thread (parallel_text) takes its own connection: here it runs inline.
+    tiny_search = tiny_search.with_options(parallel_text=False)
     store = tiny_search.store
     tiny_search.search("bijection", 3)  # the pool is open and the space known
 
