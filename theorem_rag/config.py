@@ -41,7 +41,7 @@ class Settings(BaseSettings):
     )
     table: str = Field("theorems", description="Name of the theorem table (other tables take it as prefix).")
     db_pool_size: int = Field(
-        4, ge=1, description="Connections a search process keeps open at most (servers: two per search thread + 1)."
+        8, ge=1, description="Connections a search process keeps open at most (servers: two per search thread + 1)."
     )
     statement_timeout: float = Field(
         0, ge=0, description="Seconds one SQL statement of a search may run (0: no limit); servers use the request "

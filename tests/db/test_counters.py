@@ -234,14 +234,52 @@ def test_a_long_query_reads_at_most_its_candidate_budget(big_store):
     s = big_store
     query = "w010 w011 w012 w013 w014 w015"  # six common words, about 7% of the statements each
     with s.connection() as conn:
-        terms = [sqltext.QueryTerm(lx, int(n), float(idf))
+        terms = [sqltext.QueryTerm(lx, int(n), idf)
                  for lx, n, idf in conn.execute(*sqltext.query_terms(s.names, query))]  # fmt: skip
     assert len(terms) == 6 and all(150 < t.ndoc < 300 for t in terms)
     unbounded = _plan_rows(s, *sqltext.text_search(s.names, query, Filters(), 20, terms=terms), s.names.theorems)
     bounded_q = sqltext.text_search(s.names, query, Filters(), 20, terms=terms, budget=terms[0].ndoc)
     bounded = _plan_rows(s, *bounded_q, s.names.theorems)
-    assert unbounded > 900 and bounded == terms[0].ndoc
+    # The candidates, then (by key) those ranked by ts_rank_cd, never more than the candidates.
+    assert unbounded > 900 and terms[0].ndoc <= bounded <= 2 * terms[0].ndoc
     with s.connection() as conn:
         rows = conn.execute(*bounded_q).fetchall()
     # Every candidate holds the rarest word; the best of them hold more of the others too.
     assert len(rows) == 20 and rows[0][2] > rows[-1][2]
+
+
+REFERENCE_LONG_QUERY = """
+WITH terms AS (
+    SELECT l.lexeme, ln(1 + ((SELECT count(*) FROM {t}) - l.ndoc + 0.5) / (l.ndoc + 0.5)) AS idf, to_tsquery('simple', l.lexeme) AS q
+    FROM (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', %(q)s))) AS lexeme) AS u JOIN {lx} AS l USING (lexeme)
+    WHERE l.lexeme ~ '^[a-z0-9]+$' AND l.ndoc <= 0.2 * (SELECT count(*) FROM {t}) ORDER BY l.ndoc, l.lexeme LIMIT 8),
+anyq AS (SELECT to_tsquery('simple', string_agg(lexeme, ' | ')) AS q FROM terms)
+SELECT t.id FROM {t} AS t, anyq WHERE t.tsv @@ anyq.q
+ORDER BY (SELECT coalesce(sum(idf), 0) FROM terms WHERE t.tsv @@ terms.q) / (SELECT sum(idf) FROM terms)
+         + 0.1 * ts_rank_cd(t.tsv, anyq.q, 1) + CASE WHEN lower(t.name) = lower(%(q)s) THEN 10 ELSE 0 END DESC, t.id
+LIMIT 30"""
+
+
+@pytest.mark.parametrize("query", ["w010 w011 w012 w013 w014 w015", "r0007 w001 w002 w003 lemma 12", "Lemma 12 w005 w006"])
+def test_bounded_long_query_ranks_like_the_full_formula(big_store, query):
+    """Scoring every match by IDF share + 0.1 ts_rank_cd (the old query, written out here) gives the same top 30."""
+    s = big_store
+    with s.connection() as conn:
+        expected = [r[0] for r in conn.execute(REFERENCE_LONG_QUERY.format(t=s.names.theorems, lx=s.names.lexicon), {"q": query})]
+    assert len(expected) == 30
+    assert [h.theorem_id for h in s.search_text(query, k=30)] == expected
+
+
+def test_a_common_keyword_ranks_a_capped_set_and_every_exact_name(big_store):
+    from theorem_rag.db import sqltext
+    from theorem_rag.filters import Filters
+
+    s = big_store
+    s.set_slogans({"s:00017": "A new slogan."})  # its new row version sits at the end of the table, past the cap
+    q, params = sqltext._keyword_search(s.names, "Lemma 17", Filters(), 10, cap=20)
+    read = _plan_rows(s, q, params, s.names.theorems)
+    with s.connection() as conn:
+        ids = [r[0] for r in conn.execute(q, params)]
+        matches = conn.execute(f"SELECT count(*) FROM {s.names.theorems} WHERE tsv @@ to_tsquery('english', 'lemma:* & 17:*')").fetchone()[0]
+    assert matches > 20 and read <= 21  # 20 ranked matches plus the exact-name look-up
+    assert ids[0] == "s:00017" and len(ids) == 10

@@ -25,6 +25,8 @@ def test_statement_timeout_applies_to_every_pooled_connection(pg_dsn, table_pref
 
 
 def test_a_pinned_search_takes_one_checkout(tiny_search):
+    # The full-text query in its own thread (parallel_text) takes its own connection: here it runs inline.
+    tiny_search = tiny_search.with_options(parallel_text=False)
     store = tiny_search.store
     tiny_search.search("bijection", 3)  # the pool is open and the space known
 
@@ -39,7 +41,8 @@ def test_a_pinned_search_takes_one_checkout(tiny_search):
         assert [h.theorem_id for h in tiny_search.search("bijection", 3)] == [h.theorem_id for h in hits]
         with store.connection() as a, store.connection() as b:
             assert a is b
-    assert (unpinned, requests() - before) == (3, 1)  # dense, full-text and hydration: three checkouts, or one
+    # Unpinned: one checkout per query (dense, full-text, hydration and query understanding's look-ups); pinned: one.
+    assert unpinned >= 3 and requests() - before == 1
 
 
 def test_only_idle_connections_are_probed(monkeypatch, pg_dsn, table_prefix):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 from psycopg import sql
 
@@ -153,10 +154,15 @@ MAX_DF_SHARE = 0.2
 # best RANK_CAP of them by IDF share get the (costlier) ts_rank_cd tie-breaker. Both bound the work per query
 # whatever the size of the index.
 CANDIDATE_BUDGET = 20_000
-RANK_CAP = 500
+RANK_CAP = 2_000
+# ts_rank_cd(tsv, query, 1) of a long OR query stays below this on the corpora (max 1.8 over 16,051 matches of
+# "scheme | morphism | let | finite"; 99th percentile 0.45): the bound that decides which candidates can still
+# reach the top k through the tie-breaker.
+RANK_BOUND = 2.0
 # A keyword query ranks at most this many of the statements that contain its words (by ts_rank_cd, which reads
-# positions); only a very common word matches more, and then which ones are ranked is arbitrary.
-KEYWORD_CAP = 20_000
+# positions); only a very common word matches more ("morphism": 5,949 of the 20,745 regex-extracted statements),
+# and then which ones are ranked is up to the index scan (exact-name matches always are).
+KEYWORD_CAP = 5_000
 
 
 # Added to the full-text score of a statement whose name (or alias) is the query: a look-up by name. Full-text
@@ -175,7 +181,7 @@ class QueryTerm:
 
     lexeme: str
     ndoc: int
-    idf: float
+    idf: Decimal
 
 
 def query_terms(names: Names, query: str) -> tuple[sql.Composed, list]:
@@ -195,7 +201,7 @@ def candidate_terms(terms: Sequence[QueryTerm], budget: int) -> int:
     """How many of the (rarest first) terms select candidates: the longest prefix whose document frequencies
     sum to at most ``budget``, and at least one. The other terms still count in every candidate's score.
 
-    >>> t = [QueryTerm("a", 10, 7.0), QueryTerm("b", 300, 4.0), QueryTerm("c", 5000, 1.5)]
+    >>> t = [QueryTerm("a", 10, Decimal(7)), QueryTerm("b", 300, Decimal(4)), QueryTerm("c", 5000, Decimal("1.5"))]
     >>> candidate_terms(t, 1000), candidate_terms(t, 5), candidate_terms(t, 10**6)
     (2, 1, 3)
     """
@@ -233,26 +239,38 @@ def text_search(
         return sql.SQL("SELECT NULL::text, NULL::text, NULL::float8 WHERE FALSE"), []
     n_cand = candidate_terms(terms, CANDIDATE_BUDGET if budget is None else budget)
     where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
+    # The IDF share as one CASE per term (no per-row subquery); numeric, so the sum is exact in any order.
+    share = sql.SQL(" + ").join(
+        sql.SQL("CASE WHEN t.tsv @@ %s::tsquery THEN %s::numeric ELSE 0 END") for _ in terms
+    )
     query_sql = sql.SQL(
-        """WITH terms AS (SELECT u.idf, to_tsquery('simple', u.lexeme) AS q FROM unnest(%s::text[], %s::float8[]) AS u(lexeme, idf))
-        SELECT c.id, c.doc_id,
-            c.s / %s + 0.1 * ts_rank_cd(c.tsv, to_tsquery('simple', %s), 1)
-            + CASE WHEN c.named OR {alias} THEN {boost} ELSE 0 END AS score
-        FROM (
-            SELECT t.id, t.doc_id, t.tsv, t.meta, coalesce(lower(t.name) = %s, false) AS named,
-                (SELECT coalesce(sum(terms.idf), 0) FROM terms WHERE t.tsv @@ terms.q) AS s
+        """WITH cand AS MATERIALIZED (
+            SELECT t.id, coalesce(lower(t.name) = %s, false) AS named, {share} AS s
             FROM {t} AS t {year_join}
-            WHERE (t.tsv @@ to_tsquery('simple', %s) OR lower(t.name) = %s) AND {where}
-            ORDER BY named DESC, s DESC, t.id LIMIT %s) AS c
-        ORDER BY score DESC, c.id LIMIT %s"""
-    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where, alias=_ALIAS_C,
-             boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
+            WHERE (t.tsv @@ %s::tsquery OR lower(t.name) = %s) AND {where}),
+        kth AS (SELECT s FROM cand ORDER BY named DESC, s DESC LIMIT 1 OFFSET %s),
+        top AS (
+            SELECT id, named, s FROM cand WHERE named OR s >= coalesce((SELECT s FROM kth), 0) - %s
+            ORDER BY named DESC, s DESC, id LIMIT %s)
+        SELECT top.id, x.doc_id, top.s / %s + 0.1 * x.rank + CASE WHEN top.named OR x.alias THEN {boost} ELSE 0 END AS score
+        FROM top CROSS JOIN LATERAL (
+            SELECT t.doc_id, ts_rank_cd(t.tsv, %s::tsquery, 1) AS rank, {alias} AS alias
+            FROM {t} AS t WHERE t.id = top.id OFFSET 0) AS x
+        ORDER BY score DESC, top.id LIMIT %s"""
+    ).format(t=sql.Identifier(names.theorems), share=share, year_join=_year_join(names, filters), where=where,
+             alias=sql.SQL(_ALIAS_SQL.format(a="t")), boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
     lowered = query.strip().lower()
     lexemes, idfs = [t.lexeme for t in terms], [t.idf for t in terms]
-    generating = " | ".join(lexemes[:n_cand])
+    total = sum(idfs, Decimal(0))
     cap = RANK_CAP if rank_cap is None else rank_cap
-    return query_sql, [lexemes, idfs, sum(idfs), " | ".join(lexemes), lowered, lowered, generating, lowered, *fparams,
-                       max(cap, k), k]  # fmt: skip
+    # A statement whose IDF share trails the k-th best by more than the tie-breaker can make up (0.1 times a
+    # ts_rank_cd of at most RANK_BOUND) cannot reach the top k: only the others are ranked by ts_rank_cd.
+    margin = Decimal(str(0.1 * RANK_BOUND)) * total
+    # Lexemes are [a-z0-9]+ (query_terms keeps no other), so each is a tsquery literal as it stands.
+    return query_sql, [
+        lowered, *(x for term in terms for x in (term.lexeme, term.idf)), " | ".join(lexemes[:n_cand]), lowered,
+        *fparams, k - 1, margin, max(cap, k), total, " | ".join(lexemes), lowered, k,
+    ]  # fmt: skip
 
 
 def _year_join(names: Names, filters: Filters) -> sql.Composable:
@@ -264,23 +282,25 @@ def _year_join(names: Names, filters: Filters) -> sql.Composable:
 def _keyword_search(names: Names, query: str, filters: Filters, k: int, cap: int | None = None) -> tuple[sql.Composed, list]:
     """Every word as a prefix, ranked by ``ts_rank_cd``; a name equal to the query first, one containing it next.
 
-    ``ts_rank_cd`` reads each candidate's positions: at most ``KEYWORD_CAP`` statements that match the words are
-    ranked (all of them unless the words are very common), plus every statement whose name is the query.
+    ``ts_rank_cd`` reads each candidate's positions, so at most ``KEYWORD_CAP`` of the statements that contain the
+    words are ranked (all of them unless a word is very common: then which ones is up to the index scan), plus
+    every statement whose name is the query.
     """
     where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
     lowered = query.strip().lower()
+    cols = sql.SQL("t.id, t.doc_id, t.tsv, t.name, t.meta")
     query_sql = sql.SQL(
         """SELECT c.id, c.doc_id,
             ts_rank_cd(c.tsv, q.q, 1)
             + CASE WHEN lower(c.name) = %s OR {alias} THEN {boost} WHEN lower(c.name) LIKE %s THEN 1 ELSE 0 END AS score
         FROM (
-            (SELECT t.id, t.doc_id, t.tsv, t.name, t.meta FROM {t} AS t {year_join}
+            (SELECT {cols} FROM {t} AS t {year_join}
              WHERE t.tsv @@ to_tsquery('english', %s) AND lower(t.name) IS DISTINCT FROM %s AND {where} LIMIT %s)
             UNION ALL
-            (SELECT t.id, t.doc_id, t.tsv, t.name, t.meta FROM {t} AS t {year_join} WHERE lower(t.name) = %s AND {where})
+            (SELECT {cols} FROM {t} AS t {year_join} WHERE lower(t.name) = %s AND {where})
         ) AS c, to_tsquery('english', %s) AS q(q)
         ORDER BY score DESC, c.id LIMIT %s"""
-    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where,
+    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where, cols=cols,
              alias=sql.SQL(_ALIAS_SQL.format(a="c")), boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
     pattern = f"%{_like_escape(lowered)}%"
     tsq = tsquery_text(query)

@@ -74,7 +74,7 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps, LookupOps):
     """
 
     def __init__(
-        self, dsn: str, table: str = "theorems", *, pool_size: int = 4, timeout: float = 5.0, max_query_chars: int = 20_000,
+        self, dsn: str, table: str = "theorems", *, pool_size: int = 8, timeout: float = 5.0, max_query_chars: int = 20_000,
         statement_timeout: float = 0,
     ) -> None:
         if statement_timeout < 0:

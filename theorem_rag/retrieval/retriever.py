@@ -12,7 +12,10 @@ tools, which all go through :meth:`TheoremRetriever.search` or ``retrieve``, ran
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from typing import Any
 
@@ -41,6 +44,21 @@ LEXICAL_WEIGHT_LONG = 1.0
 LEXICAL_TOP = 10
 # What LlamaIndex's BaseRetriever itself takes; with_options passes them on.
 _BASE_OPTIONS = ("callback_manager", "object_map", "objects", "verbose")
+
+# The full-text query needs no embedding: it runs on another connection while the query is embedded and the
+# dense side searched. One small pool of threads for every retriever of the process.
+_TEXT_THREADS = 8
+_text_pool: ThreadPoolExecutor | None = None
+_text_pool_lock = threading.Lock()
+
+
+def _in_background(fn: Any, *args: Any, **kwargs: Any) -> Future:
+    """Run ``fn`` on the shared text-search threads, in a copy of the caller's context (its cancel scope)."""
+    global _text_pool
+    with _text_pool_lock:
+        if _text_pool is None:
+            _text_pool = ThreadPoolExecutor(_TEXT_THREADS, thread_name_prefix="theorem-rag-text")
+    return _text_pool.submit(contextvars.copy_context().run, fn, *args, **kwargs)
 
 
 def _with_confidence(hits: list[Hit], cosine: dict[str, float], lexical_top: set[str], named: set[str]) -> list[Hit]:
@@ -98,6 +116,7 @@ class TheoremRetriever(BaseRetriever):
         extra_spaces: Sequence[str] = (),
         reranker: Any = None,
         rerank_depth: int = 100,
+        parallel_text: bool = True,
         understand: bool = True,
         **kwargs: Any,
     ) -> None:
@@ -110,6 +129,7 @@ class TheoremRetriever(BaseRetriever):
         self.extra_spaces = tuple(extra_spaces)
         self.max_query_chars = max_query_chars
         self.reranker, self.rerank_depth = reranker, rerank_depth
+        self.parallel_text = parallel_text
         self.understand = understand
         super().__init__(**kwargs)
 
@@ -119,7 +139,7 @@ class TheoremRetriever(BaseRetriever):
             k=self.k, pool=self.pool, ef_search=self.ef_search, iterative_scan=self.iterative_scan, hybrid=self.hybrid,
             rrf_k=self.rrf_k, filters=self.filters, max_query_chars=self.max_query_chars, depth=self.depth,
             lexical_weights=self.lexical_weights, extra_spaces=self.extra_spaces, reranker=self.reranker,
-            rerank_depth=self.rerank_depth, understand=self.understand,
+            rerank_depth=self.rerank_depth, parallel_text=self.parallel_text, understand=self.understand,
         )  # fmt: skip
 
     def with_options(self, **overrides: Any) -> TheoremRetriever:
@@ -180,29 +200,37 @@ class TheoremRetriever(BaseRetriever):
         cosine: dict[str, float] = {}
         texts = list(plan.texts)
         i = 0
-        while i < len(texts):
-            query = texts[i]
-            vec = embedding if i == 0 and embedding is not None else self.embed_model.get_query_embedding(query)
-            for space in (self.space, *self.extra_spaces):
-                ranking = self.store.search_dense(
-                    space, vec, k=depth, pool=max(self.pool, depth), filters=filters,
-                    ef_search=self.ef_search, iterative_scan=self.iterative_scan,
-                )  # fmt: skip
-                if space == self.space:
-                    for h in ranking:
-                        cosine[h.theorem_id] = max(cosine.get(h.theorem_id, -1.0), h.score)
-                rankings.append(ranking)
-                weights.append(1.0)
-            if self.hybrid:
-                found = self.store.search_text(query, k=depth, filters=filters)
-                rankings.append(found)
-                weights.append(self.lexical_weights[0] if is_short_query(query) else self.lexical_weights[1])
-                lexical += found
-                if i == 0 and self.understand and routing.did_you_mean is None:
-                    routing.did_you_mean = did_you_mean(self.store, plan, lexical_empty=not found)
-                    if routing.did_you_mean:
-                        texts.append(routing.did_you_mean)
-            i += 1
+        # With parallel_text the first full-text query runs on its own connection meanwhile (it needs no embedding).
+        pending = _in_background(self.store.search_text, texts[0], k=depth, filters=filters) if (
+            self.hybrid and self.parallel_text) else None  # fmt: skip
+        try:
+            while i < len(texts):
+                query = texts[i]
+                vec = embedding if i == 0 and embedding is not None else self.embed_model.get_query_embedding(query)
+                for space in (self.space, *self.extra_spaces):
+                    ranking = self.store.search_dense(
+                        space, vec, k=depth, pool=max(self.pool, depth), filters=filters,
+                        ef_search=self.ef_search, iterative_scan=self.iterative_scan,
+                    )  # fmt: skip
+                    if space == self.space:
+                        for h in ranking:
+                            cosine[h.theorem_id] = max(cosine.get(h.theorem_id, -1.0), h.score)
+                    rankings.append(ranking)
+                    weights.append(1.0)
+                if self.hybrid:
+                    found = pending.result() if i == 0 and pending is not None else self.store.search_text(
+                        query, k=depth, filters=filters)
+                    rankings.append(found)
+                    weights.append(self.lexical_weights[0] if is_short_query(query) else self.lexical_weights[1])
+                    lexical += found
+                    if i == 0 and self.understand and routing.did_you_mean is None:
+                        routing.did_you_mean = did_you_mean(self.store, plan, lexical_empty=not found)
+                        if routing.did_you_mean:
+                            texts.append(routing.did_you_mean)
+                i += 1
+        finally:
+            if pending is not None:
+                wait([pending])  # never leave a query running behind a failed call
         if not fusing:
             hits = self.store.hydrate(rankings[0][:k])
             return _with_confidence(hits, cosine, set(), set())
