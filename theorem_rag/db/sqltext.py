@@ -63,6 +63,18 @@ def create_space_table(names: Names, space: str, dim: int, half: bool) -> sql.Co
     ).format(v=sql.Identifier(names.vectors(space)), t=sql.Identifier(names.theorems), typ=_vec_type(dim, half))
 
 
+def text_index_name(names: Names) -> str:
+    """The full-text GIN index of the theorems table (schema v1 names it so)."""
+    return f"{names.theorems}_tsv"
+
+
+def create_text_index(names: Names) -> sql.Composed:
+    """The full-text GIN index over the generated ``tsv`` column, as schema v1 creates it."""
+    return sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (tsv)").format(
+        i=sql.Identifier(text_index_name(names)), t=sql.Identifier(names.theorems)
+    )
+
+
 def create_hnsw_index(names: Names, space: str, dim: int, m: int = 16, ef_construction: int = 64) -> sql.Composed:
     """HNSW over the binary-quantized embedding (one bit per dimension) with Hamming distance."""
     return sql.SQL(
@@ -319,6 +331,19 @@ def upsert_theorems(names: Names) -> sql.Composed:
         ON CONFLICT (id) DO UPDATE SET {updates}, updated_at = now() WHERE {changed}
         RETURNING t.id, (xmax = 0) AS inserted"""
     ).format(t=sql.Identifier(names.theorems), cols=ident, updates=updates, changed=changed)
+
+
+def sync_document_years(names: Names, space: str) -> sql.Composed:
+    """Copy the year of the given documents (bound: a list of ids) into the vectors of their statements.
+
+    The statements are found through the theorems' ``doc_id`` index and their vectors by primary key, so the
+    cost follows the statements of those documents, not the size of the vector table (which has no ``doc_id``
+    index).
+    """
+    return sql.SQL(
+        """UPDATE {v} AS v SET year = d.year FROM {t} AS t JOIN {d} AS d ON d.id = t.doc_id
+        WHERE t.doc_id = ANY(%s) AND v.theorem_id = t.id AND v.year IS DISTINCT FROM d.year"""
+    ).format(v=sql.Identifier(names.vectors(space)), t=sql.Identifier(names.theorems), d=sql.Identifier(names.documents))
 
 
 def upsert_documents(names: Names) -> sql.Composed:

@@ -11,7 +11,9 @@ UpsertCounts(inserted=1, updated=0, unchanged=0)
 
 from __future__ import annotations
 
+import functools
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -25,6 +27,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the PostgreSQL store needs: pip install "theorem-rag[db]"') from err
 
 from theorem_rag.db import counters, sqltext
+from theorem_rag.db.bulk import BulkOps, RelationSize
 from theorem_rag.db.cancel import tracked
 from theorem_rag.db.names import Names
 from theorem_rag.db.schema import migrate
@@ -33,7 +36,7 @@ from theorem_rag.db.vectors import SpaceOps, StoreUnavailable, VectorSpace
 from theorem_rag.errors import InputError
 from theorem_rag.records import Document, Hit, Theorem
 
-__all__ = ["StoreUnavailable", "TheoremStore", "UpsertCounts", "VectorSpace"]
+__all__ = ["RelationSize", "StoreUnavailable", "TheoremStore", "UpsertCounts", "VectorSpace"]
 
 @dataclass(frozen=True)
 class UpsertCounts:
@@ -42,13 +45,27 @@ class UpsertCounts:
     unchanged: int = 0
 
 
-def _configure(conn: psycopg.Connection) -> None:
+# A pooled connection used this recently is handed out without a probe: under load that saves a round trip per
+# checkout; one idle longer (the server may have restarted meanwhile) is probed first, as psycopg_pool's check does.
+RECHECK_IDLE_S = 2.0
+
+
+def _check_if_idle(conn: psycopg.Connection) -> None:
+    if time.monotonic() - getattr(conn, "_theorem_rag_used", -float("inf")) > RECHECK_IDLE_S:
+        ConnectionPool.check_connection(conn)
+
+
+def _configure(conn: psycopg.Connection, statement_timeout: float = 0) -> None:
     from pgvector.psycopg import register_vector
 
     register_vector(conn)
+    if statement_timeout:
+        # Once per pooled connection, not per query: a backstop for any statement that outlives the request that
+        # asked for it (the servers also cancel a request's queries at its deadline).
+        conn.execute("SELECT set_config('statement_timeout', %s, false)", [f"{max(1, round(statement_timeout * 1000))}ms"])
 
 
-class TheoremStore(SpaceOps, SideTableOps):
+class TheoremStore(SpaceOps, SideTableOps, BulkOps):
     """Statements, documents and embedding spaces in PostgreSQL under one table prefix.
 
     >>> TheoremStore("dbname=theorem_rag", table="theorems").names.documents
@@ -56,9 +73,13 @@ class TheoremStore(SpaceOps, SideTableOps):
     """
 
     def __init__(
-        self, dsn: str, table: str = "theorems", *, pool_size: int = 8, timeout: float = 5.0, max_query_chars: int = 20_000
+        self, dsn: str, table: str = "theorems", *, pool_size: int = 4, timeout: float = 5.0, max_query_chars: int = 20_000,
+        statement_timeout: float = 0,
     ) -> None:
+        if statement_timeout < 0:
+            raise InputError(f"statement_timeout must be 0 (no limit) or positive seconds, got {statement_timeout!r}")
         self.dsn = dsn
+        self.statement_timeout = statement_timeout
         self.names = Names(table)
         self.pool_size = pool_size
         self.timeout = timeout
@@ -66,6 +87,7 @@ class TheoremStore(SpaceOps, SideTableOps):
         self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()
         self._spaces: dict[str, VectorSpace] = {}
+        self._local = threading.local()
 
     # -- connections -------------------------------------------------------------------------------------------
     def _open(self) -> ConnectionPool:
@@ -78,8 +100,8 @@ class TheoremStore(SpaceOps, SideTableOps):
                     min_size=1,
                     max_size=self.pool_size,
                     kwargs={"autocommit": True, "connect_timeout": max(1, int(self.timeout))},
-                    configure=_configure,
-                    check=ConnectionPool.check_connection,
+                    configure=functools.partial(_configure, statement_timeout=self.statement_timeout),
+                    check=_check_if_idle,
                     timeout=self.timeout,
                     name=f"theorem_rag:{self.names.prefix}",
                     open=True,
@@ -91,16 +113,43 @@ class TheoremStore(SpaceOps, SideTableOps):
         """A pooled connection (autocommit; use ``conn.transaction()`` for writes); unreachable -> StoreUnavailable.
 
         Inside a :class:`~theorem_rag.db.cancel.CancelScope` the connection is registered with it, so a deadline
-        can cancel the query running on it.
+        can cancel the query running on it. Inside :meth:`pinned`, it is the thread's pinned connection.
         """
+        pinned = getattr(self._local, "conn", None)
+        if pinned is not None:
+            yield pinned
+            return
         try:
             pool = self._open()
             with pool.connection() as conn, tracked(conn):
                 yield conn
+                conn._theorem_rag_used = time.monotonic()  # type: ignore[attr-defined]
         except psycopg.errors.QueryCanceled:
             raise
         except psycopg.OperationalError as err:
             raise StoreUnavailable(f"database unavailable ({self._where()}): {str(err).strip() or type(err).__name__}") from err
+
+    @contextmanager
+    def pinned(self) -> Iterator[None]:
+        """Every :meth:`connection` in this thread, inside the block, is one pooled connection: a search's dense,
+        full-text and hydration queries then take one checkout instead of three (what servers do per request).
+
+        >>> with store.pinned():                      # doctest: +SKIP
+        ...     hits = search.search("Nakayama lemma")
+        """
+        if getattr(self._local, "conn", None) is not None:
+            yield
+            return
+        with self.connection() as conn:
+            self._local.conn = conn
+            try:
+                yield
+            finally:
+                self._local.conn = None
+
+    def is_pinned(self) -> bool:
+        """Whether this thread is inside :meth:`pinned` (its queries then share one connection, in sequence)."""
+        return getattr(self._local, "conn", None) is not None
 
     def _where(self) -> str:
         # Never print a password: show only host/socket and database.
@@ -136,24 +185,23 @@ class TheoremStore(SpaceOps, SideTableOps):
             (d.id, d.source, d.title, list(d.authors), d.abstract, d.introduction, d.license, d.url, d.year, Jsonb(d.meta))
             for d in docs
         ]
-        inserted = updated = 0
+        changed: list[str] = []
+        inserted = 0
         with self.connection() as conn, conn.transaction():
-            for row in rows:
-                for _, was_insert in conn.execute(sqltext.upsert_documents(self.names), row).fetchall():
-                    inserted += was_insert
-                    updated += not was_insert
-            for space in self._all_spaces(conn):
-                # Through the statements' doc_id index and the vectors' primary key: vector tables have no doc_id
-                # index, and a join on v.doc_id would read the whole vector table per call.
-                conn.execute(
-                    sql.SQL(
-                        "UPDATE {v} AS v SET year = d.year FROM {t} AS t JOIN {d} AS d ON d.id = t.doc_id "
-                        "WHERE v.theorem_id = t.id AND t.doc_id = ANY(%s) AND v.year IS DISTINCT FROM d.year"
-                    ).format(v=sql.Identifier(self.names.vectors(space.name)), t=sql.Identifier(self.names.theorems),
-                             d=sql.Identifier(self.names.documents)),  # fmt: skip
-                    [[d.id for d in docs]],
-                )
-        return UpsertCounts(inserted, updated, len(rows) - inserted - updated)
+            if rows:
+                with conn.cursor() as cur:  # one pipelined round trip per batch, not one per document
+                    cur.executemany(sqltext.upsert_documents(self.names), rows, returning=True)
+                    while True:
+                        for doc_id, was_insert in cur.fetchall():
+                            changed.append(doc_id)
+                            inserted += was_insert
+                        if not cur.nextset():
+                            break
+            if changed:
+                for space in self._all_spaces(conn):
+                    conn.execute(sqltext.sync_document_years(self.names, space.name), [changed])
+        updated = len(changed) - inserted
+        return UpsertCounts(inserted, updated, len(rows) - len(changed))
 
     def upsert_theorems(self, theorems: Iterable[Theorem], slogans: Mapping[str, str] | None = None) -> UpsertCounts:
         """Idempotent upsert by id and content hash, bulk-loaded through ``COPY``.

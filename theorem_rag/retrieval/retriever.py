@@ -171,9 +171,11 @@ class TheoremRetriever(BaseRetriever):
     def _search(self, text: str, embedding: list[float] | None, k: int, filters: Filters) -> list[Hit]:
         fusing = self.hybrid or bool(self.extra_spaces)
         depth = max(k, self.depth) if fusing else k
-        # With parallel_text the full-text query runs on its own connection meanwhile (it needs no embedding).
+        # With parallel_text the full-text query runs on its own connection meanwhile (it needs no embedding),
+        # unless the caller pinned one connection for the whole search (servers do, to take one checkout).
+        pinned = getattr(self.store, "is_pinned", lambda: False)()
         pending = _in_background(self.store.search_text, text, k=depth, filters=filters) if (
-            self.hybrid and self.parallel_text) else None  # fmt: skip
+            self.hybrid and self.parallel_text and not pinned) else None  # fmt: skip
         try:
             if embedding is None:
                 embedding = self.embed_model.get_query_embedding(text)

@@ -1,0 +1,148 @@
+"""The store's bulk path (copy_theorems, text index, lexicon, sizes) and the scale benchmark's synthetic corpus.
+
+``benchmarks/synthetic_corpus.py`` and ``benchmarks/bench_scale.py`` are exercised at a tiny N on the session's
+real database, so the benchmark cannot rot between the runs that produce its tables.
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from theorem_rag.errors import InputError
+
+from db_helpers import DOCS, SLOGANS, THEOREMS, theorem_vectors
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+from bench_scale import exact_reference  # noqa: E402
+from synthetic_corpus import Seed, SyntheticCorpus, load_corpus, nearest_neighbours  # noqa: E402
+
+pytestmark = pytest.mark.db
+
+
+@pytest.fixture
+def seed() -> Seed:
+    return Seed.from_parts(THEOREMS, [SLOGANS[t.id] for t in THEOREMS], theorem_vectors(), DOCS)
+
+
+def test_corpus_repeats_the_seed_in_rounds(seed):
+    corpus = SyntheticCorpus(seed, 20, batch_size=7)
+    batches = list(corpus.batches())
+    assert [len(b.theorems) for b in batches] == [7, 7, 6]
+    ids = [i for b in batches for i in b.ids]
+    assert len(set(ids)) == 20
+    assert ids[:6] == [t.id for t in THEOREMS]  # round 0 is the seed itself
+    for r in (1, 2):  # every full round visits each seed statement once, under its own id and document copy
+        assert sorted(ids[6 * r : 6 * r + 6]) == sorted(f"{t.id}~r{r}" for t in THEOREMS)
+    assert all(i.endswith("~r3") for i in ids[18:])
+    by_id = {t.id: t for b in batches for t in b.theorems}
+    copy = by_id["stacks:00DV~r2"]
+    assert (copy.doc_id, copy.name, copy.body_latex) == ("stacks:algebra~r2", "Nakayama's lemma", THEOREMS[0].body_latex)
+    slogans = {k: v for b in batches for k, v in b.slogans.items()}
+    assert slogans["stacks:00DV~r2"] == SLOGANS["stacks:00DV"]
+    docs = [d.id for b in batches for d in b.documents]
+    assert len(docs) == len(set(docs)) and "stacks:algebra~r2" in docs and "paper:1" in docs
+
+    vecs = np.concatenate([b.vectors for b in batches])
+    np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1, atol=1e-5)
+    np.testing.assert_array_equal(vecs[:6], seed.vectors)  # real vectors, untouched, in round 0
+    assert not np.allclose(vecs[6:], 0) and all((vecs[6:] != v).any() for v in seed.vectors)
+    # Moved towards a neighbour plus noise, each new vector stays close to the statement it copies.
+    base = {t.id: v for t, v in zip(THEOREMS, seed.vectors)}
+    assert min(float(v @ base[i.split("~")[0]]) for i, v in zip(ids[6:], vecs[6:])) > 0.5
+
+    again = [(i, v) for ids_, vs in corpus.vector_batches() for i, v in zip(ids_, vs)]
+    assert [i for i, _ in again] == ids
+    np.testing.assert_array_equal(np.stack([v for _, v in again]), vecs)
+    other = np.concatenate([v for _, v in SyntheticCorpus(seed, 20, batch_size=7, seed_value=1).vector_batches()])
+    assert not np.array_equal(other[6:], vecs[6:])
+
+
+def test_nearest_neighbours_exclude_the_row_itself(seed):
+    nb = nearest_neighbours(seed.vectors, m=2)
+    sims = seed.vectors @ seed.vectors.T
+    np.fill_diagonal(sims, -np.inf)
+    assert nb.tolist() == np.argsort(-sims, axis=1, kind="stable")[:, :2].tolist()
+
+
+def test_load_corpus_through_the_bulk_path(store, seed):
+    corpus = SyntheticCorpus(seed, 20, batch_size=7)
+    steps = []
+    report = load_corpus(store, corpus, "bench", progress=False, maintenance_work_mem="64MB", parallel_workers=0,
+                         on_step=steps.append)  # fmt: skip
+    assert steps == ["load", "text_index", "lexicon", "hnsw", "vacuum"]
+    assert (report.rows, store.count(), store.count_vectors("bench")) == (20, 20, 20)
+    assert report.documents == len(store.get_documents([d for b in corpus.batches() for d in (x.id for x in b.documents)]))
+    assert set(report.seconds) == {"generate", "documents", "theorems", "vectors", "text_index", "lexicon", "hnsw",
+                                   "vacuum"}
+    assert store.has_index("bench")
+    sizes = {s.name: s for s in store.relation_sizes()}
+    assert sizes[f"{store.names.theorems}_tsv"].kind == "index" and sizes[store.names.hnsw_index("bench")].bytes > 0
+    assert sizes[store.names.theorems].kind == "table" and sizes[store.names.theorems].bytes > 0
+
+    hit = store.hydrate(store.search_dense("bench", seed.vectors[0], k=1, pool=20))[0]
+    assert (hit.theorem_id, hit.slogan) == ("stacks:00DV", SLOGANS["stacks:00DV"])
+    # The lexicon was refreshed once at the end: long queries rank by it (no lexicon, no candidates).
+    copies = sorted(t.id for b in corpus.batches() for t in b.theorems if t.id.split("~")[0] == "paper:1:lem2")
+    long_query = "finite subgroup of the multiplicative group of a field is cyclic"
+    assert sorted(h.theorem_id for h in store.search_text(long_query, k=10))[: len(copies)] == copies
+    # Keyword queries use the rebuilt GIN index; every copy of the named statement matches.
+    named = sorted(t.id for b in corpus.batches() for t in b.theorems if t.name == "Nakayama's lemma")
+    assert sorted(h.theorem_id for h in store.search_text("Nakayama lemma", k=10)) == named
+
+    # The benchmark's numpy reference is the store's exact scan.
+    qvecs = np.stack([seed.vectors[2], seed.vectors[4]])
+    ref = exact_reference(corpus, qvecs, k=5)
+    assert ref == [[h.theorem_id for h in store.exact_search("bench", q, k=5)] for q in qvecs]
+
+
+def test_copy_theorems_writes_new_statements_only(store):
+    assert store.copy_theorems(THEOREMS[:2], {"stacks:00DV": "A slogan."}) == 2
+    with pytest.raises(InputError, match="new statements only"):
+        store.copy_theorems(THEOREMS[1:4])
+    assert store.count() == 2  # the failed batch wrote nothing
+    with pytest.raises(InputError, match="not in the batch"):
+        store.copy_theorems(THEOREMS[2:3], {"stacks:00DV": "x"})
+    assert [h.slogan for h in store.hydrate(store.search_text("Nakayama", k=1))] == ["A slogan."]
+
+
+def test_text_index_drop_and_build(store):
+    name = f"{store.names.theorems}_tsv"
+    assert store.drop_text_index() is True and store.drop_text_index() is False
+    assert name not in {s.name for s in store.relation_sizes()}
+    store.build_text_index("64MB", parallel_workers=1)
+    assert name in {s.name for s in store.relation_sizes()}
+    with pytest.raises(InputError, match="parallel_workers"):
+        store.build_text_index(parallel_workers=-1)
+
+
+def test_document_upsert_reads_only_the_vectors_of_its_statements(store):
+    """The year sync after a document write goes through the statements' doc_id index to the vectors' primary key:
+    with sequential scans disabled the plan has none on the vector table (it has no doc_id index, so the old
+    join on ``v.doc_id`` had to scan it whole on every document write)."""
+    from theorem_rag.db import sqltext
+
+    store.copy_theorems(THEOREMS)
+    store.vector_space("toy", 8)
+    store.write_vectors("toy", [t.id for t in THEOREMS], theorem_vectors())  # documents come after: no year yet
+    assert {h.theorem_id for h in store.exact_search("toy", theorem_vectors()[2], k=6, filters={"year_min": 1})} == set()
+    assert store.upsert_documents(DOCS).inserted == 3
+    got = {h.theorem_id for h in store.exact_search("toy", theorem_vectors()[2], k=6, filters={"year_min": 2000})}
+    assert got == {"stacks:00DV", "stacks:00FN", "paper:1:thm1", "paper:1:lem2"}  # napkin's document has no year
+    assert store.upsert_documents(DOCS).unchanged == 3
+    with store.connection() as conn, conn.transaction():
+        conn.execute("SET LOCAL enable_seqscan = off")
+        query = sqltext.sync_document_years(store.names, "toy")
+        plan = conn.execute(b"EXPLAIN (FORMAT JSON) " + query.as_bytes(conn), [["paper:1"]]).fetchone()[0]
+    scans = []
+
+    def walk(node):
+        scans.append((node["Node Type"], node.get("Relation Name")))
+        for child in node.get("Plans", []):
+            walk(child)
+
+    walk(plan[0]["Plan"])
+    assert ("Seq Scan", store.names.vectors("toy")) not in scans
+    assert ("Index Scan", store.names.vectors("toy")) in scans

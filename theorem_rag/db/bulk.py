@@ -1,0 +1,153 @@
+"""First loads of large corpora and what they need (a mixin of :class:`~theorem_rag.db.store.TheoremStore`).
+
+``upsert_theorems`` is the path for everyday writes: it compares every row with the stored one and keeps the
+lexicon current after each call. A first load of hundreds of thousands of statements does better by
+``COPY`` straight into the table with the full-text index dropped, one index build and one lexicon refresh at the
+end (``benchmarks/bench_scale.py`` measures both ways):
+
+>>> store.drop_text_index()                                   # doctest: +SKIP
+>>> for batch in batches:                                     # doctest: +SKIP
+...     store.copy_theorems(batch, slogans)
+>>> store.build_text_index(maintenance_work_mem="1GB")        # doctest: +SKIP
+>>> store.refresh_lexicon()                                   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+
+import psycopg
+from psycopg import Connection, sql
+from psycopg.types.json import Jsonb
+
+from theorem_rag.db import sqltext
+from theorem_rag.db.names import Names
+from theorem_rag.errors import InputError
+from theorem_rag.records import Theorem
+
+
+@dataclass(frozen=True)
+class RelationSize:
+    """On-disk size of one relation of the index: a table (heap and TOAST) or one of its indexes.
+
+    >>> RelationSize("theorems", "theorems_tsv", "index", 2**20).megabytes
+    1.0
+    """
+
+    table: str
+    name: str
+    kind: str  # "table" (heap + TOAST + free-space maps) or "index"
+    bytes: int
+
+    @property
+    def megabytes(self) -> float:
+        return self.bytes / 2**20
+
+
+class BulkOps:
+    """Bulk-load methods; the host class provides ``names``, ``connection()``, ``recount()`` and ``spaces``."""
+
+    names: Names
+    spaces: Callable[[], list]
+
+    def connection(self) -> AbstractContextManager[Connection]:  # pragma: no cover - provided by TheoremStore
+        raise NotImplementedError
+
+    def recount(self) -> dict[str, int]:  # pragma: no cover - provided by TheoremStore
+        raise NotImplementedError
+
+    def copy_theorems(self, theorems: Iterable[Theorem], slogans: Mapping[str, str] | None = None) -> int:
+        """Insert new statements (and their slogans) by one ``COPY`` into the table; returns #rows written.
+
+        The bulk path of a first load: no comparison with stored rows and no lexicon refresh (call
+        :meth:`refresh_lexicon` once at the end). An id already stored, or twice in the batch, is an InputError
+        and nothing of the batch is written; use ``upsert_theorems`` to change stored statements.
+        """
+        items = list(theorems)
+        slogans = slogans or {}
+        for t in items:
+            if not isinstance(t, Theorem):
+                raise InputError(f"expected Theorem records, got {type(t).__name__}")
+        unknown = sorted(set(slogans) - {t.id for t in items})
+        if unknown:
+            raise InputError(f"slogans for statements not in the batch: {', '.join(unknown[:5])}")
+        if any(not isinstance(s, str) or not s.strip() for s in slogans.values()):
+            raise InputError("slogans must be non-empty strings")
+        cols = [*sqltext.THEOREM_COLUMNS, "content_hash", "slogan"]
+        copy_sql = sql.SQL("COPY {t} ({c}) FROM STDIN").format(
+            t=sql.Identifier(self.names.theorems), c=sql.SQL(", ").join(map(sql.Identifier, cols))
+        )
+        try:
+            with self.connection() as conn, conn.transaction(), conn.cursor().copy(copy_sql) as copy:
+                for t in items:
+                    d = t.to_dict()
+                    row = [Jsonb(d[c]) if c == "meta" else d[c] for c in sqltext.THEOREM_COLUMNS]
+                    copy.write_row([*row, t.content_hash, slogans.get(t.id)])
+        except psycopg.errors.UniqueViolation as err:
+            detail = (err.diag.message_detail or "").strip()
+            raise InputError(f"copy_theorems writes new statements only (use upsert_theorems): {detail}") from err
+        return len(items)
+
+    def refresh_lexicon(self) -> None:
+        """Recount the lexicon and the maintained counts from the tables (the triggers of schema 4 keep both current
+        on every write, ``COPY`` included; this full pass is for a load made with triggers disabled)."""
+        self.recount()
+
+    def drop_text_index(self) -> bool:
+        """Drop the full-text (GIN) index before a bulk load; returns whether it existed."""
+        name = sqltext.text_index_name(self.names)
+        with self.connection() as conn:
+            existed = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [name]).fetchone()[0]
+            conn.execute(sql.SQL("DROP INDEX IF EXISTS {i}").format(i=sql.Identifier(name)))
+        return existed
+
+    def build_text_index(self, maintenance_work_mem: str = "1GB", parallel_workers: int | None = None) -> None:
+        """(Re)create the full-text GIN index the schema defines, if it is missing, then ``ANALYZE`` the table.
+
+        ``parallel_workers`` sets ``max_parallel_maintenance_workers`` for the build (PostgreSQL 18 builds GIN
+        indexes in parallel); ``None`` keeps the server's setting.
+        """
+        with self.connection() as conn, conn.transaction():
+            maintenance_settings(conn, maintenance_work_mem, parallel_workers)
+            conn.execute(sqltext.create_text_index(self.names))
+            conn.execute(sql.SQL("ANALYZE {t}").format(t=sql.Identifier(self.names.theorems)))
+
+    def vacuum_analyze(self) -> None:
+        """``VACUUM (ANALYZE)`` every table of this index: after a bulk load, so the planner's statistics and the
+        visibility map are current before queries (autovacuum would do it later, in the middle of them)."""
+        tables = [self.names.theorems, self.names.documents, self.names.lexicon,
+                  *(self.names.vectors(s.name) for s in self.spaces())]  # fmt: skip
+        with self.connection() as conn:
+            for table in tables:
+                conn.execute(sql.SQL("VACUUM (ANALYZE) {t}").format(t=sql.Identifier(table)))
+
+    def relation_sizes(self) -> list[RelationSize]:
+        """Bytes on disk of every table of this index (heap + TOAST) and of each of its indexes."""
+        tables = [self.names.theorems, self.names.documents, self.names.lexicon, self.names.slogan_cache,
+                  self.names.feedback, *(self.names.vectors(s.name) for s in self.spaces())]  # fmt: skip
+        out: list[RelationSize] = []
+        with self.connection() as conn:
+            for table in tables:
+                row = conn.execute("SELECT pg_table_size(to_regclass(%s))", [table]).fetchone()
+                if row[0] is None:
+                    continue
+                out.append(RelationSize(table, table, "table", row[0]))
+                indexes = conn.execute(
+                    "SELECT i.indexrelid::regclass::text, pg_relation_size(i.indexrelid) FROM pg_index i "
+                    "WHERE i.indrelid = to_regclass(%s) ORDER BY 1",
+                    [table],
+                ).fetchall()
+                out += [RelationSize(table, name, "index", size) for name, size in indexes]
+        return out
+
+
+
+def maintenance_settings(conn: Connection, maintenance_work_mem: str, parallel_workers: int | None) -> None:
+    """Transaction-scoped settings of an index build (bound values: ``SET`` takes no parameters)."""
+    conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", [maintenance_work_mem])
+    if parallel_workers is not None:
+        if isinstance(parallel_workers, bool) or not isinstance(parallel_workers, int) or parallel_workers < 0:
+            raise InputError(f"parallel_workers must be a non-negative integer, got {parallel_workers!r}")
+        conn.execute("SELECT set_config('max_parallel_maintenance_workers', %s, true)", [str(parallel_workers)])
