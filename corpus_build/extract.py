@@ -115,6 +115,7 @@ def fill_from_fallback(primary: list[RawStatement], fallback: list[RawStatement]
         if not p.number and plausible_number(f.number) and "0" not in f.number.split("."):
             p.number = f.number
         p.refs = list(p.refs) + [r for r in f.refs if r not in p.refs]
+        p.proof = p.proof or f.proof
 
 
 def document_body(text: str) -> tuple[str, int]:

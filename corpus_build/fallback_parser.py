@@ -7,8 +7,8 @@ heading or theorem-like ``\\begin`` (so it cannot swallow the rest of the file) 
 >>> envs = parse_theorem_decls(r"\\newtheorem{lem}{Lemma}[section]")
 >>> tex = r"\\section{A}\\begin{lem}[Zorn]\\label{l:z} Every chain is bounded. \\end{lem}\\begin{proof}By \\ref{l:y}.\\end{proof}"
 >>> s = parse_fallback(tex, envs).statements[0]
->>> (s.kind, s.number, s.name, s.label, s.body, s.refs, s.section)
-('lemma', '1.1', 'Zorn', 'l:z', 'Every chain is bounded.', ['l:y'], ['A'])
+>>> (s.kind, s.number, s.name, s.label, s.body, s.refs, s.section, s.proof)
+('lemma', '1.1', 'Zorn', 'l:z', 'Every chain is bounded.', ['l:y'], ['A'], 'By \\\\ref{l:y}.')
 """
 
 from __future__ import annotations
@@ -75,6 +75,11 @@ class _Counters:
         if par and depth < 6:
             return f"{self.printed(par, depth + 1)}.{own}"
         return own
+
+
+# Proofs longer than this are cut: a card shows a few thousand characters, and a runaway (a missing \end{proof})
+# must not copy a chapter into every record.
+PROOF_MAX_CHARS = 20_000
 
 
 def refs_in(text: str) -> list[str]:
@@ -166,6 +171,7 @@ def parse_fallback(text: str, envs: dict[str, TheoremEnv]) -> FallbackResult:
         labels = [m.group(1).strip() for m in _LABEL.finditer(raw)]
         body = re.sub(r"[ \t]*\n[ \t]*\n\s*", "\n\n", _LABEL.sub("", raw)).strip()
         refs: list[str] = []
+        proof = ""
         if closed:
             m = re.compile(r"\s*\\begin\s*\{proof\}").match(text, end_tok.end())
             if m:
@@ -181,6 +187,9 @@ def parse_fallback(text: str, envs: dict[str, TheoremEnv]) -> FallbackResult:
                     pk += 1
                 stop = tokens[pk].start() if pk < n else len(text)
                 refs = refs_in(text[m.end() : stop])
+                proof = text[m.end() : stop]
+                opt_proof = re.compile(r"\s*\[[^\]]*\]").match(proof)  # \begin{proof}[Proof of (1)]
+                proof = (proof[opt_proof.end() :] if opt_proof else proof).strip()[:PROOF_MAX_CHARS]
         number = None
         if env.numbered:
             ctr.step(env.counter)
@@ -199,6 +208,7 @@ def parse_fallback(text: str, envs: dict[str, TheoremEnv]) -> FallbackResult:
                 number=number,
                 section=[s[1] for s in section],
                 refs=refs,
+                proof=proof,
                 line=line,
             )
         )

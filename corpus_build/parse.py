@@ -118,6 +118,7 @@ def _to_theorem(adapter: Adapter, unit: Unit, s, index: int, parser: str, macros
         file=s.file,
         line=s.line,
         meta=adapter.meta(s, unit),
+        proof=readable(expand_macros(s.proof, macros)) if s.proof else "",
     )
 
 
@@ -170,6 +171,8 @@ def finish_tree(plan: TreePlan, parsed: dict[int, Extraction]) -> tuple[list[The
         else:
             ext = parsed[i]
             stmts, parser = ext.statements, ext.parser
+            if parser == "failed":  # an engine's task that crashed, timed out or lost its worker (ray_parse)
+                rep.fail(unit.main, ext.reason or "parse failed")
             rep.parser_runs.update(ext.found_by)
             rep.parser_seconds.update(ext.seconds)
             if ext.reason and ext.statements and ext.reason not in ("plasTeX disabled", "plasTeX not installed"):

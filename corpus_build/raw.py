@@ -12,7 +12,7 @@ class RawStatement:
     ``env`` is the environment name as written (``thm``), ``kind`` its normalized kind (``theorem``);
     ``body`` is the LaTeX between ``\\begin`` and ``\\end`` with the ``[name]`` option and ``\\label`` commands
     removed; ``labels`` are every label inside it (the first is ``label``); ``refs`` are the ``\\ref``-like
-    targets cited in the proof that follows the statement; ``section`` is the path of enclosing headings.
+    targets cited in the proof that follows the statement, ``proof`` that proof's LaTeX; ``section`` is the path of enclosing headings.
     """
 
     env: str
@@ -26,5 +26,6 @@ class RawStatement:
     number: str | None = None
     section: list[str] = field(default_factory=list)
     refs: list[str] = field(default_factory=list)
+    proof: str = ""
     file: str | None = None
     line: int | None = None

@@ -17,6 +17,7 @@ import re
 import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from corpus_build.texfiles import TEX_SUFFIXES
 
@@ -98,14 +99,15 @@ DEFAULT_MAX_TOTAL_BYTES = 1 << 30  # 1 GiB written per archive
 
 
 def extract_tar(
-    archive: Path,
+    archive: Path | IO[bytes],
     dest: Path,
     *,
     max_member_bytes: int,
     max_members: int = DEFAULT_MAX_MEMBERS,
     max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
 ) -> list[FileProblem]:
-    """Extract the regular files of ``archive`` into ``dest``; every refused member is returned as a problem.
+    """Extract the regular files of ``archive`` (a path, or an open binary file such as an arXiv e-print in
+    memory) into ``dest``; every refused member is returned as a problem.
 
     Never writes outside ``dest``: each member path is checked part by part, links are not created. Bounded: at
     most ``max_members`` members are read (the archive's index is streamed, never loaded whole), no file over
@@ -114,21 +116,22 @@ def extract_tar(
     """
     problems: list[FileProblem] = []
     dest = dest.resolve()
+    name_of = archive.name if isinstance(archive, Path) else "archive"
     try:
-        tf = tarfile.open(archive)
-    except (tarfile.TarError, OSError) as e:
-        return [FileProblem(archive.name, f"not a readable tar archive: {e}")]
+        tf = tarfile.open(archive) if isinstance(archive, Path) else tarfile.open(fileobj=archive, mode="r:*")
+    except (tarfile.TarError, OSError, EOFError) as e:
+        return [FileProblem(name_of, f"not a readable tar archive: {e}")]
     written = 0
     with tf:
         try:
             for count, m in enumerate(tf, start=1):
                 if count > max_members:
                     problems.append(FileProblem(
-                        archive.name, f"archive has more than {max_members} members; the rest is skipped"))
+                        name_of, f"archive has more than {max_members} members; the rest is skipped"))
                     break
                 if m.isfile() and written + m.size > max_total_bytes:
                     problems.append(FileProblem(
-                        archive.name,
+                        name_of,
                         f"archive expands to more than {max_total_bytes} bytes; the rest is skipped from {m.name}"))
                     break
                 problem = _extract_member(tf, m, dest, max_member_bytes)
@@ -137,7 +140,7 @@ def extract_tar(
                 elif problem.reason:
                     problems.append(problem)
         except (tarfile.TarError, OSError, EOFError) as e:
-            problems.append(FileProblem(archive.name, f"corrupt tar archive: {e}"))
+            problems.append(FileProblem(name_of, f"corrupt tar archive: {e}"))
     return problems
 
 

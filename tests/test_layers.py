@@ -15,10 +15,10 @@ NEUTRAL = ("records", "errors", "config", "record_files", "filters", "query", "w
 LAYERS = [  # (layer, module prefixes), lowest first
     (0, ["theorem_rag"] + [f"theorem_rag.{m}" for m in NEUTRAL]),
     (1, ["corpus_build"]),
-    (2, ["theorem_rag.slogans", "theorem_rag.embed", "theorem_rag.embed_onnx"]),
+    (2, ["theorem_rag.slogans", "theorem_rag.embed", "theorem_rag.embed_onnx", "theorem_rag.query_understanding"]),
     (3, ["theorem_rag.db"]),
     (4, ["theorem_rag.retrieval"]),
-    (5, ["theorem_rag.search", "theorem_rag.ingest", "theorem_rag.serving"]),
+    (5, ["theorem_rag.search", "theorem_rag.ingest", "theorem_rag.serving", "theorem_rag.ray_build"]),
     (6, ["theorem_rag.cli", "theorem_rag.api", "theorem_rag.mcp_server", "theorem_rag.ui", "theorem_rag.widgets",
          "theorem_rag.tools", "theorem_rag.llm", "theorem_rag.eval"]),
 ]

@@ -32,3 +32,16 @@ def test_widget_searches_and_selects(tiny_search) -> None:
     w.query.value = "   "
     w._on_search()  # what the button does: the error is shown in the widget
     assert "empty query" in w.results.value
+
+
+@pytest.mark.db
+@pytest.mark.models
+def test_widget_lists_uses_and_used_by(tiny_search) -> None:
+    from theorem_rag.widgets import SearchWidget
+
+    w = SearchWidget(tiny_search, k=5)
+    assert [h.theorem_id for h in w.run("used-by:stacks:00AC")] == ["stacks:00AD"]
+    assert "uses 1" in w.results.value and "used by" not in w.results.value  # 00AD cites one, none cites it
+    assert [h.theorem_id for h in w.run("uses:stacks:00AC")] == ["stacks:00AB", "stacks:00AE"]
+    assert [h.theorem_id for h in w.run("id:stacks:00AC")] == ["stacks:00AC"]
+    assert ">uses 2</span> &middot; <span" in w.results.value and ">used by 1</span>" in w.results.value

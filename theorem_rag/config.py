@@ -83,6 +83,9 @@ class Settings(BaseSettings):
     iterative_scan: str = Field("relaxed_order", description="hnsw.iterative_scan: 'off', 'strict_order', 'relaxed_order'.")
     hybrid: bool = Field(True, description="Fuse dense and full-text rankings by reciprocal rank fusion.")
     rrf_k: int = Field(60, description="Constant of reciprocal rank fusion.")
+    query_understanding: bool = Field(
+        True, description="Read queries before searching: acronyms, definitions, formulas, FR/DE/ES names, papers "
+        "by id or title, typos (theorem_rag.query_understanding).")
     fusion_fields: str = Field(
         "", description="Other embedded fields whose dense rankings join the fusion, comma-separated (e.g. 'latex')."
     )
@@ -116,3 +119,12 @@ class Settings(BaseSettings):
     queue_wait: float = Field(1.0, gt=0, description="Seconds a search may wait for a thread before a 503.")
     query_cache: int = Field(1024, ge=0, description="Query vectors a server keeps (LRU) by query text; 0: none.")
     workers: int = Field(1, ge=1, description="REST server processes sharing the port and the database.")
+
+    # arXiv ingestion (`theorem-rag corpus arxiv`)
+    arxiv_contact: str = Field(
+        "", description="Contact address put in the User-Agent of arXiv requests (arXiv asks bots to give one)."
+    )
+    arxiv_api_url: str = Field("https://export.arxiv.org/api/query", description="The arXiv Atom export API.")
+    arxiv_eprint_url: str = Field("https://export.arxiv.org/e-print", description="Where e-print sources are fetched.")
+    arxiv_interval: float = Field(3.0, ge=0, description="Seconds between two arXiv requests (arXiv asks for 3).")
+    arxiv_retries: int = Field(3, ge=0, description="Retries of a failed arXiv request (503 with Retry-After, cut-off body).")

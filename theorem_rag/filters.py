@@ -4,7 +4,7 @@ Filters restrict a search to some sources, kinds of statement, documents and a r
 values that end up as bound parameters of the candidate query, never as SQL text.
 
 >>> Filters.from_mapping({"source": "stacks", "kind": ["lemma", "theorem"], "year_min": 2000})
-Filters(source=('stacks',), kind=('lemma', 'theorem'), doc_id=(), year_min=2000, year_max=None)
+Filters(source=('stacks',), kind=('lemma', 'theorem'), doc_id=(), year_min=2000, year_max=None, category=())
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from theorem_rag.errors import InputError
 
 # Accepted spellings: "paper" is what a user says, "doc_id" what the records call it; "year" is an exact year.
 ALIASES = {"paper": "doc_id", "document": "doc_id"}
-ALLOWED = ("source", "kind", "doc_id", "paper", "year", "year_min", "year_max")
+ALLOWED = ("source", "kind", "doc_id", "paper", "year", "year_min", "year_max", "category")
 
 
 def _strings(field: str, value: Any) -> tuple[str, ...]:
@@ -57,9 +57,11 @@ class Filters:
     doc_id: tuple[str, ...] = ()
     year_min: int | None = None
     year_max: int | None = None
+    # arXiv categories (primary or cross-list) of the statement's document; the store turns them into documents
+    category: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        for name in ("source", "kind", "doc_id"):
+        for name in ("source", "kind", "doc_id", "category"):
             object.__setattr__(self, name, _strings(name, getattr(self, name)))
         ymin, ymax = _year("year_min", self.year_min), _year("year_max", self.year_max)
         if ymin is not None and ymax is not None and ymin > ymax:
@@ -67,7 +69,8 @@ class Filters:
 
     @property
     def is_empty(self) -> bool:
-        return not (self.source or self.kind or self.doc_id) and self.year_min is None and self.year_max is None
+        return (not (self.source or self.kind or self.doc_id or self.category) and self.year_min is None
+                and self.year_max is None)  # fmt: skip
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Any] | Filters | None) -> Filters:

@@ -31,6 +31,7 @@ class IndexReport:
     inserted: int = 0
     updated: int = 0
     unchanged: int = 0
+    removed: int = 0
     slogans_cached: int = 0
     slogans_written: int = 0
     slogans_failed: int = 0
@@ -42,9 +43,18 @@ class IndexReport:
         secs = ", ".join(f"{k} {v:.1f}s" for k, v in self.seconds.items())
         return (
             f"space {self.space}: {self.theorems} statements ({self.inserted} new, {self.updated} updated, "
-            f"{self.unchanged} unchanged) in {self.documents} documents; slogans {self.slogans_cached} cached, "
+            f"{self.unchanged} unchanged, {self.removed} removed) in {self.documents} documents; slogans {self.slogans_cached} cached, "
             f"{self.slogans_written} written, {self.slogans_failed} failed; {self.embedded} embedded; {secs}"
         )
+
+
+def owning_documents(documents: Iterable[Document]) -> list[str]:
+    """Ids of the documents whose records are the whole of their statements (``meta.replaces_statements``).
+
+    >>> owning_documents([Document("arxiv:1", "arxiv", meta={"replaces_statements": True}), Document("s", "s")])
+    ['arxiv:1']
+    """
+    return [d.id for d in documents if d.meta.get("replaces_statements")]
 
 
 def theorem_node(theorem: Theorem, slogan: str | None, embed_text: str, embed_hash: str = "") -> Any:
@@ -100,12 +110,17 @@ def build_index(
     progress: bool = True,
     build_hnsw: bool = True,
     reembed: bool = False,
+    prune: bool = True,
 ) -> IndexReport:
     """Upsert documents and statements, write missing slogans, embed what has no vector yet, build the index.
 
     A space holds the vectors of one model run by one backend (``embedder.backend``, recorded with the space):
     building it with another is an InputError before anything is written, unless ``reembed`` is set, which
     deletes the space's vectors and embeds every statement again.
+
+    A document that says ``meta.replaces_statements`` (an arXiv paper) owns its statements: with ``prune``, those
+    stored for it that ``theorems`` no longer holds (a new version dropped them) are deleted. Pass
+    ``prune=False`` when ``theorems`` is only part of the records (``--limit``).
     """
     try:
         from llama_index.core.ingestion import IngestionPipeline
@@ -127,6 +142,8 @@ def build_index(
     store.upsert_documents(documents)
     counts = store.upsert_theorems(theorems)
     report.inserted, report.updated, report.unchanged = counts.inserted, counts.updated, counts.unchanged
+    if prune:
+        report.removed = store.delete_stale(owning_documents(documents), [t.id for t in theorems])
     report.seconds["upsert"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()

@@ -38,3 +38,17 @@ def query_tokens(query: str) -> list[str]:
 
 def is_short_query(query: str) -> bool:
     return 0 < len(query_tokens(query)) <= SHORT_QUERY_TOKENS
+
+
+_GRAPH = re.compile(r"^\s*(uses|used-by|id)\s*:\s*(\S+)\s*$", re.I)
+
+
+def graph_query(query: str) -> tuple[str, str] | None:
+    """``(relation, id)`` for a proof-graph query (``uses:ID``, ``used-by:ID``) or a look-up (``id:ID``), else
+    None: an ordinary search. The cards' "uses n" / "used by n" links run these.
+
+    >>> graph_query("used-by: stacks:00DV"), graph_query("ID:planetmath:Bijection"), graph_query("Nakayama")
+    (('used-by', 'stacks:00DV'), ('id', 'planetmath:Bijection'), None)
+    """
+    m = _GRAPH.match(query or "") if isinstance(query, str) else None
+    return (m[1].lower(), m[2]) if m else None

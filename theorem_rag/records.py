@@ -63,7 +63,7 @@ class Theorem:
     """One theorem-like statement and where it came from.
 
     ``body_latex`` is the statement as written; ``body_expanded`` the same with user macros expanded where the
-    parser could (empty when nothing was expanded). ``parser`` names the method that produced the record
+    parser could (empty when nothing was expanded); ``proof`` the proof that follows it in the source, if any. ``parser`` names the method that produced the record
     (``plastex``, ``fallback`` or ``jsonl``); ``file`` and ``line`` point into the source tree.
     """
 
@@ -83,6 +83,7 @@ class Theorem:
     file: str | None = None
     line: int | None = None
     meta: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
+    proof: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "section", _tuple(self.section))
@@ -102,6 +103,8 @@ class Theorem:
         """
         d = self.to_dict()
         del d["id"]
+        if not d["proof"]:  # records without a proof keep the hash they had before proofs were recorded
+            del d["proof"]
         return digest(json.dumps(d, sort_keys=True, ensure_ascii=False, default=str))
 
     def to_dict(self) -> dict[str, Any]:
@@ -163,6 +166,10 @@ class Hit:
 
     ``theorem`` is filled when the store returns the full record; ``slogan`` is the text that was embedded.
     ``dense_rank`` / ``lexical_rank`` say where the dense and full-text rankings put it before fusion.
+    ``confidence`` (0..1) is the calibrated confidence that this hit is what was asked for (see
+    ``theorem_rag.query_understanding.confidence``), computed from ``cosine`` (query against the embedded text),
+    ``lexical_rank`` and ``named`` (put first because it is named as asked: an exact name or alias, the
+    definition or paper asked for); ``score`` stays the ranking's internal value.
     """
 
     theorem_id: str
@@ -173,6 +180,9 @@ class Hit:
     doc_id: str | None = None
     dense_rank: int | None = None
     lexical_rank: int | None = None
+    confidence: float | None = None
+    cosine: float | None = None
+    named: bool = False
 
 
 @dataclass(frozen=True)
@@ -184,3 +194,13 @@ class PaperHit:
     rank: int = 0
     document: Document | None = None
     hits: tuple[Hit, ...] = ()
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """A statement's place in the proof graph: what its proof cites (``uses``) and whose proofs cite it
+    (``used_by``), as ids, from the references parsed out of the proofs."""
+
+    theorem_id: str
+    uses: tuple[str, ...] = ()
+    used_by: tuple[str, ...] = ()

@@ -12,12 +12,13 @@ from :class:`~theorem_rag.config.Settings` at the edges.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from theorem_rag.config import Settings
 from theorem_rag.errors import InputError
-from theorem_rag.records import Document, Hit, PaperHit, Theorem
+from theorem_rag.records import Document, Hit, Neighbours, PaperHit, Theorem
 
 
 class IndexNotBuilt(RuntimeError):
@@ -30,9 +31,10 @@ def _filters(
     papers: Sequence[str] | str | None,
     year_min: int | None,
     year_max: int | None,
+    categories: Sequence[str] | str | None = None,
 ) -> dict[str, Any]:
     return {"source": sources or None, "kind": kinds or None, "doc_id": papers or None,
-            "year_min": year_min, "year_max": year_max}  # fmt: skip
+            "year_min": year_min, "year_max": year_max, "category": categories or None}  # fmt: skip
 
 
 class TheoremSearch:
@@ -62,6 +64,7 @@ class TheoremSearch:
         reranker: Any = None,
         max_query_chars: int = 20_000,
         extra_spaces: Sequence[str] = (),
+        understand: bool = True,
         parallel_text: bool = True,
     ) -> None:
         from theorem_rag.embed import SentenceTransformerEmbedding
@@ -72,12 +75,13 @@ class TheoremSearch:
         self._options = dict(space=space, k=k, max_k=max_k, pool=pool, ef_search=ef_search,
                              iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, reranker=reranker,
                              max_query_chars=max_query_chars, extra_spaces=tuple(extra_spaces),
-                             parallel_text=parallel_text)  # fmt: skip
+                             understand=understand, parallel_text=parallel_text)  # fmt: skip
         self._built: set[str] = set()
         self.retriever = TheoremRetriever(
             store, SentenceTransformerEmbedding(embedder), space, k=k, pool=max(pool, max_k), ef_search=ef_search,
             iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, max_query_chars=max_query_chars,
-            extra_spaces=extra_spaces, reranker=reranker, rerank_depth=max_k, parallel_text=parallel_text,
+            extra_spaces=extra_spaces, reranker=reranker, rerank_depth=max_k, understand=understand,
+            parallel_text=parallel_text,
         )  # fmt: skip
 
     @classmethod
@@ -100,6 +104,7 @@ class TheoremSearch:
             ef_search=s.ef_search, iterative_scan=s.iterative_scan, hybrid=s.hybrid, rrf_k=s.rrf_k,
             reranker=build_reranker(s.reranker, api_base=s.llm_api_base), max_query_chars=s.max_query_chars,
             extra_spaces=[space_name(s.embed_model, f.strip()) for f in s.fusion_fields.split(",") if f.strip()],
+            understand=s.query_understanding,
         )  # fmt: skip
         kwargs.update(overrides)
         return cls(store, embedder, **kwargs)
@@ -146,10 +151,12 @@ class TheoremSearch:
         papers: Sequence[str] | str | None = None,
         year_min: int | None = None,
         year_max: int | None = None,
+        categories: Sequence[str] | str | None = None,
     ) -> list[list[Hit]]:
-        """Ranked hits (with theorem records and slogans) for each query, best first."""
+        """Ranked hits (with theorem records and slogans) for each query, best first; ``categories`` keeps arXiv
+        papers listed in any of them (primary or cross-list)."""
         k = self._check_k(k)
-        filters = _filters(sources, kinds, papers, year_min, year_max)
+        filters = _filters(sources, kinds, papers, year_min, year_max, categories)
         self._check_built()
         return [self.retriever.search(q, k=k, filters=filters) for q in queries]
 
@@ -163,10 +170,62 @@ class TheoremSearch:
         self._check_built()
         return self.retriever.search_papers(query, k=k, filters=_filters(**_filter_kwargs(filters)))
 
+    def assess(self, query: str, hits: Sequence[Hit | PaperHit]) -> Any:
+        """How close a match ``hits`` (a result of :meth:`search` or :meth:`search_papers` for ``query``) is: an
+        :class:`~theorem_rag.query_understanding.confidence.Assessment` with ``confident``, the first hit's
+        calibrated ``confidence``, a plain message and suggestions when nothing matches well (a statement name
+        close to the query by trigram similarity among them), and what query understanding did (``notes``).
+
+        >>> search.assess("asdfghjkl", search.search("asdfghjkl")).confident   # doctest: +SKIP
+        False
+        """
+        from theorem_rag.query_understanding import understand
+        from theorem_rag.query_understanding.confidence import assess
+
+        plan = understand(query)
+        confidences = [_confidence(h) for h in hits]
+        suggestion = None
+        if not assess(confidences).confident and not plan.formula:
+            close = self.store.similar_names(plan.text, k=1)
+            suggestion = close[0][0] if close and close[0][0].lower() != plan.text.lower() else None
+        return assess(confidences, did_you_mean=suggestion, notes=plan.notes)
+
     def get_theorem(self, theorem_id: str) -> Hit | None:
         """The theorem record with its slogan (as a :class:`Hit` with score 1.0), or None if unknown."""
         hits = self.store.hydrate([Hit(theorem_id, 1.0, rank=1)])
         return hits[0] if hits and hits[0].theorem is not None else None
+
+    def neighbours(self, theorem_id: str, limit: int = 500) -> Neighbours | None:
+        """What the statement's proof cites and which statements' proofs cite it (ids), or None if unknown.
+
+        >>> search.neighbours("stacks:00DV").used_by[:2]                 # doctest: +SKIP
+        ('stacks:00DY', 'stacks:00E0')
+        """
+        t = self.store.get_theorems([theorem_id]).get(theorem_id)
+        if t is None:
+            return None
+        return Neighbours(theorem_id, uses=t.proof_refs, used_by=tuple(self.store.used_by(theorem_id, limit)))
+
+    def graph_search(self, relation: str, theorem_id: str, k: int | None = None) -> tuple[list[Hit], list[str]]:
+        """The first ``k`` statements that ``theorem_id``'s proof cites (``uses``), whose proofs cite it
+        (``used-by``), or the statement itself (``id``), as hits in that order, with every id of the relation."""
+        k = self._check_k(k)
+        if relation not in ("uses", "used-by", "id"):
+            raise InputError(f"unknown relation {relation!r}; use uses, used-by or id")
+        neighbours = self.neighbours(theorem_id)
+        if neighbours is None:
+            raise InputError(f"no statement with id {theorem_id!r} in the index")
+        ids = {"uses": list(neighbours.uses), "used-by": list(neighbours.used_by), "id": [theorem_id]}[relation]
+        found = self.store.hydrate([Hit(i, 1.0, rank=n) for n, i in enumerate(ids[:k], 1)])
+        return [replace(h, rank=n) for n, h in enumerate(found, 1)], ids
+
+    def used_by_counts(self, ids: Sequence[str]) -> dict[str, int]:
+        """How many statements' proofs cite each id (absent: none), for "used by n" on result cards."""
+        return self.store.used_by_counts(list(ids))
+
+    def theorems_by_labels(self, source: str, labels: Sequence[str]) -> list[Theorem]:
+        """Statements of ``source`` carrying one of ``labels``: the targets a statement's ``\\ref`` may name."""
+        return self.store.theorems_by_labels(source, list(labels))
 
     def get_theorems(self, ids: Sequence[str]) -> dict[str, Theorem]:
         return self.store.get_theorems(list(ids))
@@ -217,8 +276,15 @@ def check_space_maker(space: Any, embedder: Any) -> None:
     )
 
 
+def _confidence(hit: Hit | PaperHit) -> float | None:
+    """A hit's confidence; a paper's is its best statement's."""
+    if isinstance(hit, PaperHit):
+        return max((h.confidence for h in hit.hits if h.confidence is not None), default=None)
+    return hit.confidence
+
+
 def _filter_kwargs(filters: Mapping[str, Any]) -> dict[str, Any]:
-    allowed = ("sources", "kinds", "papers", "year_min", "year_max")
+    allowed = ("sources", "kinds", "papers", "year_min", "year_max", "categories")
     unknown = sorted(set(filters) - set(allowed))
     if unknown:
         raise InputError(f"unknown filter(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")

@@ -12,13 +12,15 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+from theorem_rag.query import graph_query
 from theorem_rag.records import Hit
 
 _NOTEBOOK_EXTRA = 'pip install "theorem-rag[notebook]"'
 
 
-def hit_html(hit: Hit) -> str:
-    """One result as HTML for ``ipywidgets.HTMLMath``: text is escaped, ``$...$`` is left for MathJax to render."""
+def hit_html(hit: Hit, used_by: int | None = None) -> str:
+    """One result as HTML for ``ipywidgets.HTMLMath``: text is escaped, ``$...$`` is left for MathJax to render;
+    ``uses n · used by m`` names the queries (``uses:ID``, ``used-by:ID``) that list those statements."""
     t = hit.theorem
     if t is None:
         return f"<p>{html.escape(hit.theorem_id)}</p>"
@@ -26,11 +28,24 @@ def hit_html(hit: Hit) -> str:
     name = f" ({html.escape(t.name)})" if t.name else ""
     link = f' <a href="{html.escape(t.url, quote=True)}" target="_blank">link</a>' if t.url else ""
     slogan = f"<div><i>{html.escape(hit.slogan)}</i></div>" if hit.slogan else ""
+    conf = f" &middot; confidence {hit.confidence:.2f}" if hit.confidence is not None else ""
+    graph = [f'<span title="query: uses:{html.escape(t.id)}">uses {len(t.proof_refs)}</span>' if t.proof_refs else "",
+             f'<span title="query: used-by:{html.escape(t.id)}">used by {used_by}</span>' if used_by else ""]
+    graph_html = " &middot; ".join(g for g in graph if g)
+    slogan += f'<div style="font-size:.85em;color:#555">{graph_html}</div>' if graph_html else ""
     return (
         f'<div style="border:1px solid #ddd;border-radius:6px;padding:6px 10px;margin:4px 0">'
-        f"<div><b>{hit.rank}. {html.escape(title)}{name}</b> &middot; <code>{html.escape(t.id)}</code>{link}</div>"
+        f"<div><b>{hit.rank}. {html.escape(title)}{name}</b> &middot; <code>{html.escape(t.id)}</code>{link}{conf}</div>"
         f"{slogan}<div>{html.escape(t.body_latex)}</div></div>"
     )
+
+
+def _no_match_notice(assessment: Any) -> str:
+    """A plain notice above the cards when the first result is not a close match."""
+    if assessment.confident:
+        return ""
+    tips = "; ".join(html.escape(s) for s in assessment.suggestions)
+    return f'<p class="trag-nomatch" style="color:#a60"><b>{html.escape(assessment.message or "")}</b> Try: {tips}</p>'
 
 
 class SearchWidget:
@@ -47,6 +62,7 @@ class SearchWidget:
             raise ImportError(f"the notebook widget needs ipywidgets: {_NOTEBOOK_EXTRA}") from e
         self.search = search
         self.hits: list[Hit] = []
+        self.assessment: Any = None
         self.query = w.Text(placeholder="a statement, keywords or LaTeX", description="Query", layout={"width": "60%"})
         self.sources = w.SelectMultiple(options=list(sources), description="Sources", rows=min(6, max(2, len(sources))))
         self.kinds = w.SelectMultiple(options=list(kinds), description="Kinds", rows=min(6, max(2, len(kinds))))
@@ -66,14 +82,24 @@ class SearchWidget:
             self.results.value = f'<p style="color:#b00">{html.escape(str(e))}</p>'
 
     def run(self, query: str) -> list[Hit]:
-        """Search for ``query`` with the widget's filters, show the cards, and return the hits."""
+        """Search for ``query`` with the widget's filters, show the cards, and return the hits.
+
+        ``uses:ID`` and ``used-by:ID`` list the statements a proof cites or whose proofs cite ``ID``."""
         self.query.value = query
-        self.hits = self.search.search(
-            query, self.k.value, sources=list(self.sources.value) or None, kinds=list(self.kinds.value) or None
-        )
+        graph = graph_query(query)
+        if graph:
+            self.hits = self.search.graph_search(*graph, self.k.value)[0]
+        else:
+            self.hits = self.search.search(
+                query, self.k.value, sources=list(self.sources.value) or None, kinds=list(self.kinds.value) or None
+            )
+        counts = self.search.used_by_counts([h.theorem_id for h in self.hits])
         self.choice.options = [(f"{h.rank}. {h.theorem_id}", i) for i, h in enumerate(self.hits)]
         self.choice.value = 0 if self.hits else None
-        self.results.value = "".join(hit_html(h) for h in self.hits) or "<p>no results</p>"
+        self.assessment = None if graph else self.search.assess(query, self.hits)
+        notice = _no_match_notice(self.assessment) if self.assessment is not None else ""
+        self.results.value = notice + ("".join(hit_html(h, counts.get(h.theorem_id)) for h in self.hits)
+                                       or "<p>no results</p>")
         return self.hits
 
     @property

@@ -16,26 +16,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from theorem_rag.records import Document, Hit, PaperHit, Theorem
+from theorem_rag.citations import bibtex, markdown, source_cite
+from theorem_rag.citations import reference as citation
+from theorem_rag.records import Document, Hit, Neighbours, PaperHit, Theorem
 
 Level = Literal["theorem", "paper"]
-
-
-def citation(theorem: Theorem, title: str | None = None) -> str:
-    """One line that identifies a statement for a reader: kind, number, name, id, document and link.
-
-    >>> citation(Theorem(id="x:1", source="x", kind="theorem", body_latex="...", doc_id="x"), "On X")
-    'Theorem [x:1], On X'
-    """
-    head = theorem.kind.capitalize()
-    if theorem.number:
-        head += f" {theorem.number}"
-    if theorem.name:
-        head += f" ({theorem.name})"
-    parts = [f"{head} [{theorem.id}]", title or theorem.doc_id]
-    if theorem.url:
-        parts.append(theorem.url)
-    return ", ".join(parts)
 
 
 class SearchRequest(BaseModel):
@@ -73,15 +58,19 @@ class HitOut(BaseModel):
     slogan: str | None = None
     statement: str = Field(description="The statement in LaTeX, as written in the source.")
     citation: str
+    confidence: float | None = Field(
+        None, description="Calibrated confidence (0..1) that this statement is what was asked for; show this, not "
+        "score (the ranking's internal fusion value).")
 
     @classmethod
     def from_hit(cls, hit: Hit) -> HitOut:
         t = hit.theorem
         if t is None:
             raise ValueError(f"hit {hit.theorem_id!r} has no theorem record")
+        confidence = None if hit.confidence is None else round(float(hit.confidence), 4)
         return cls(id=t.id, rank=hit.rank, score=round(float(hit.score), 6), kind=t.kind, number=t.number,
                    name=t.name, source=t.source, doc_id=t.doc_id, url=t.url, slogan=hit.slogan,
-                   statement=t.body_latex, citation=citation(t))  # fmt: skip
+                   statement=t.body_latex, citation=citation(t), confidence=confidence)  # fmt: skip
 
 
 class DocumentOut(BaseModel):
@@ -129,6 +118,18 @@ class SearchResponse(BaseModel):
     k: int
     results: list[HitOut] = []
     papers: list[PaperHitOut] = []
+    confident: bool = Field(False, description="True when the first result is a close match (its calibrated "
+                            "confidence reaches the threshold); False means nothing matches well.")
+    confidence: float = Field(0.0, description="Calibrated confidence (0..1) of the first result.")
+    message: str | None = Field(None, description="Said plainly when nothing matches well.")
+    suggestions: list[str] = Field([], description="What to try instead (a close name, other wording).")
+
+    def assessed(self, assessment: Any) -> SearchResponse:
+        """This response with the fields of an ``Assessment`` (``TheoremSearch.assess``)."""
+        return self.model_copy(update={
+            "confident": assessment.confident, "confidence": assessment.confidence, "message": assessment.message,
+            "suggestions": list(assessment.suggestions),
+        })  # fmt: skip
 
 
 class TheoremOut(HitOut):
@@ -138,12 +139,21 @@ class TheoremOut(HitOut):
     section: list[str] = []
     proof_refs: list[str] = []
     text: str = Field("", description="The statement with the source's macros expanded, when the parser could.")
+    proof: str = Field("", description="The proof that follows the statement in the source (LaTeX), if any.")
+    uses: list[str] = Field([], description="Ids of the statements its proof cites.")
+    used_by: list[str] = Field([], description="Ids of the statements whose proofs cite it.")
+    cite: str = Field("", description="The source's own LaTeX citation, e.g. \\cite[Tag 00DV]{stacks-project}.")
+    bibtex: str = Field("", description="The BibTeX entry that `cite` needs.")
+    markdown: str = Field("", description="The citation as a Markdown link.")
 
     @classmethod
-    def from_record(cls, hit: Hit) -> TheoremOut:
+    def from_record(cls, hit: Hit, neighbours: Neighbours | None = None, document: Document | None = None) -> TheoremOut:
         t = hit.theorem
         base = HitOut.from_hit(hit).model_dump()
-        return cls(**base, label=t.label, section=list(t.section), proof_refs=list(t.proof_refs), text=t.text)
+        nb = neighbours or Neighbours(t.id, uses=t.proof_refs)
+        return cls(**base, label=t.label, section=list(t.section), proof_refs=list(t.proof_refs), text=t.text,
+                   proof=t.proof, uses=list(nb.uses), used_by=list(nb.used_by), cite=source_cite(t, document),
+                   bibtex=bibtex(t, document), markdown=markdown(t, document))  # fmt: skip
 
 
 class PaperOut(DocumentOut):

@@ -67,6 +67,10 @@ def test_get_theorem_and_unknown_id(client):
     record = THEOREMS["stacks:00AC"]
     assert t["id"] == "stacks:00AC" and t["statement"] == record.body_latex and t["number"] == record.number
     assert t["proof_refs"] == list(record.proof_refs) and t["label"] == record.label and t["slogan"]
+    # Its neighbours in the proof graph, and the citations in the source's own format.
+    assert (t["uses"], t["used_by"]) == (["stacks:00AB", "stacks:00AE"], ["stacks:00AD"])
+    assert t["cite"] == "\\cite[Tag 00AC]{stacks-project}" and t["bibtex"].startswith("@misc{stacks-project,")
+    assert t["markdown"] == f"[Stacks Project, Lemma {record.number} (Tag 00AC)]({record.url})"
     # Ids may hold '/' and '#': a client percent-encodes them.
     odd = "finkelstein-group-rank:preliminaries.tex#3"
     assert client.get("/theorems/" + odd.replace("#", "%23")).json()["id"] == odd

@@ -103,7 +103,10 @@ def test_api_with_two_worker_processes(integ, pg_dsn):
     from concurrent.futures import ThreadPoolExecutor
 
     port = free_port()
-    env = {**os.environ, "THEOREM_RAG_DATABASE_URL": pg_dsn, "THEOREM_RAG_TABLE": integ[1], "HF_HUB_OFFLINE": "1"}
+    # Generous queue wait and deadline: this checks that both processes answer, not how fast (a loaded CI machine
+    # would otherwise turn slow answers into 503s).
+    env = {**os.environ, "THEOREM_RAG_DATABASE_URL": pg_dsn, "THEOREM_RAG_TABLE": integ[1], "HF_HUB_OFFLINE": "1",
+           "THEOREM_RAG_QUEUE_WAIT": "240", "THEOREM_RAG_REQUEST_TIMEOUT": "240"}
     proc = subprocess.Popen([sys.executable, "-c", "from theorem_rag.cli import main; main()", "api", "--port",
                              str(port), "--log-level", "warning", "--workers", "2", "--search-threads", "2"],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
@@ -111,6 +114,7 @@ def test_api_with_two_worker_processes(integ, pg_dsn):
         wait_for_port(proc, port, "the API")
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=300) as c, ThreadPoolExecutor(8) as pool:
             answers = list(pool.map(lambda _: c.get("/search", params={"q": "bijection", "k": 1}), range(16)))
+            assert [r.status_code for r in answers] == [200] * 16, answers[0].text
             assert [r.json()["results"][0]["id"] for r in answers] == ["planetmath:Bijection"] * 16
             workers = [cmd for cmd in _children(proc.pid) if "multiprocessing.spawn" in cmd]
             assert len(workers) == 2

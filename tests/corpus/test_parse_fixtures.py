@@ -62,6 +62,10 @@ def test_stacks_records_tags_urls_and_refs(parsed):
     assert lemma["meta"] == {"chapter": "algebra", "full_label": "algebra-lemma-local", "tag": "00AC"}
     assert stacks["stacks:algebra-remark-untagged"]["url"] is None
     assert stacks["stacks:00AE"]["doc_id"] == "stacks:schemes"
+    # The proof that follows a statement is kept with it, as written; a statement without one has none.
+    assert lemma["proof"] == "Follows from Definition \\ref{definition-ring} and\nLemma \\ref{schemes-lemma-affine}."
+    assert stacks["stacks:00AD"]["proof"] == "See Lemma \\ref{lemma-local} and Lemma \\ref{lemma-nonexistent}."
+    assert stacks["stacks:00AB"]["proof"] == ""
 
 
 def test_planetmath_entries(parsed):

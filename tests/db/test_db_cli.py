@@ -8,6 +8,8 @@ from click.testing import CliRunner
 from theorem_rag.cli.db import db
 from theorem_rag.db.schema import LATEST, MIGRATIONS
 
+from theorem_rag.db.schema import LATEST, MIGRATIONS
+
 pytestmark = pytest.mark.db
 
 

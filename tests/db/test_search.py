@@ -176,3 +176,22 @@ def test_long_query_scores_stay_below_the_exact_name_boost(store):
     load(store)
     hits = store.search_text("a finitely generated module over a ring with an ideal, as in Nakayama", k=5)
     assert hits and all(h.score < EXACT_NAME_BOOST for h in hits)  # only a name or alias match is pinned first
+
+
+@pytest.mark.models
+def test_neighbours_and_graph_search_follow_the_parsed_proof_references(tiny_search):
+    from theorem_rag.errors import InputError
+
+    nb = tiny_search.neighbours("stacks:00AC")
+    assert (nb.uses, nb.used_by) == (("stacks:00AB", "stacks:00AE"), ("stacks:00AD",))
+    assert tiny_search.neighbours("stacks:ZZZZ") is None
+    assert tiny_search.used_by_counts(["stacks:00AC", "stacks:00AB", "stacks:00AD"]) == {
+        "stacks:00AC": 1, "stacks:00AB": 1}
+    hits, ids = tiny_search.graph_search("uses", "stacks:00AC", k=1)
+    assert [(h.rank, h.theorem_id) for h in hits] == [(1, "stacks:00AB")] and ids == ["stacks:00AB", "stacks:00AE"]
+    assert hits[0].theorem.kind == "definition" and hits[0].slogan
+    with pytest.raises(InputError, match="no statement with id"):
+        tiny_search.graph_search("used-by", "stacks:ZZZZ", k=3)
+    # References a statement makes are looked up by label, within the source.
+    found = tiny_search.theorems_by_labels("stacks", ["lemma-local", "algebra-lemma-product", "lemma-nonexistent"])
+    assert sorted(t.id for t in found) == ["stacks:00AC", "stacks:00AD"]

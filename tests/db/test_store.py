@@ -27,6 +27,20 @@ def test_migrate_is_idempotent(pg_dsn, table_prefix):
         assert conn.execute(f"SELECT count(*) FROM {table_prefix}_feedback").fetchone()[0] == 1
 
 
+def test_a_step_numbered_below_the_newest_applied_is_still_applied(pg_dsn, table_prefix):
+    # Branches reserve migration numbers and land in any order: a database already at 8 must still get 6.
+    from theorem_rag.db.names import Names
+
+    n = Names(table_prefix)
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        migrate(conn, table_prefix)
+        conn.execute(f"DELETE FROM {n.version} WHERE version = 6")
+        conn.execute(f"ALTER TABLE {n.theorems} DROP COLUMN proof")
+        assert migrate(conn, table_prefix) == [6]
+        assert conn.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = %s AND "
+                            "column_name = 'proof'", [n.theorems]).fetchone()[0] == 1
+
+
 def test_upsert_is_idempotent_and_detects_changes(store):
     assert store.upsert_theorems(THEOREMS) == UpsertCounts(inserted=6, updated=0, unchanged=0)
     assert store.upsert_theorems(THEOREMS) == UpsertCounts(inserted=0, updated=0, unchanged=6)

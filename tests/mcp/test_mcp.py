@@ -58,6 +58,9 @@ async def _exercise(client) -> None:
     r = await client.call_tool("get_theorem", {"id": "stacks:00AC"})
     assert not r.is_error and r.structured_content["statement"] == THEOREMS["stacks:00AC"].body_latex
     assert r.structured_content["proof_refs"] == list(THEOREMS["stacks:00AC"].proof_refs)
+    assert (r.structured_content["uses"], r.structured_content["used_by"]) == (
+        ["stacks:00AB", "stacks:00AE"], ["stacks:00AD"])
+    assert r.structured_content["cite"] == "\\cite[Tag 00AC]{stacks-project}"
 
     bad = [
         ("get_theorem", {"id": "stacks:ZZZZ"}, "no theorem with id 'stacks:ZZZZ'"),
@@ -94,7 +97,8 @@ def test_in_process_session(integ):
 
 
 def _server_env(pg_dsn: str, table: str) -> dict[str, str]:
-    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "VIRTUAL_ENV")}
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "VIRTUAL_ENV",
+                                                               "THEOREM_RAG_EMBED_BACKEND")}
     return {**keep, "THEOREM_RAG_DATABASE_URL": pg_dsn, "THEOREM_RAG_TABLE": table, "HF_HUB_OFFLINE": "1",
             "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": os.getcwd()}  # fmt: skip
 

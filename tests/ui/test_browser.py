@@ -140,3 +140,18 @@ def test_assistant_answer_cites_only_retrieved_statements(page, tiny_search, sho
         assert link.get_attribute("title") == source_ids[n - 1]
     assert page.locator("#trag-chat").get_by_text("Searched").count() >= 1
     _screenshot(page, shots / "assistant.png")
+
+
+def test_nonsense_shows_the_no_close_match_notice(page):
+    page.get_by_role("tab", name="Search").click()
+    page.locator("#trag-tab-search").get_by_text("Theorems", exact=True).click()
+    box = page.locator("#trag-query textarea, #trag-query input").first
+    box.fill("asdfghjkl qwertyuiop")
+    page.click("#trag-search-btn")
+    page.wait_for_selector("#trag-results .trag-nomatch", timeout=60_000)
+    notice = page.locator("#trag-results .trag-nomatch").inner_text()
+    assert "No close match" in notice and "Try" in notice
+    box.fill("Cantor's theorem")
+    page.click("#trag-search-btn")
+    page.wait_for_function("!document.querySelector('#trag-results .trag-nomatch') && "
+                           "document.querySelector('#trag-results .trag-card')", timeout=60_000)

@@ -190,10 +190,13 @@ def create_app(
         k = search.k if req.k is None else req.k
         if req.level == "paper":
             papers = await run(search.search_papers, req.query, req.k, query=req.query, **req.filters())
+            assessment = await run(search.assess, req.query, papers)
             return SearchResponse(query=req.query, level="paper", k=k,
-                                  papers=[PaperHitOut.from_paper_hit(p) for p in papers])  # fmt: skip
+                                  papers=[PaperHitOut.from_paper_hit(p) for p in papers]).assessed(assessment)  # fmt: skip
         hits = await run(search.search, req.query, req.k, query=req.query, **req.filters())
-        return SearchResponse(query=req.query, level="theorem", k=k, results=[HitOut.from_hit(h) for h in hits])
+        assessment = await run(search.assess, req.query, hits)
+        return SearchResponse(query=req.query, level="theorem", k=k,
+                              results=[HitOut.from_hit(h) for h in hits]).assessed(assessment)
 
     @app.get("/health", tags=["service"])
     async def health() -> JSONResponse:
@@ -224,11 +227,15 @@ def create_app(
 
     @app.get("/theorems/{theorem_id:path}", response_model=TheoremOut, tags=["records"], dependencies=auth)
     async def theorem(theorem_id: Annotated[str, Path(description="e.g. stacks:00DV")]) -> TheoremOut:
-        """One statement with its slogan, citation and provenance."""
-        hit = await run(search.get_theorem, theorem_id)
+        """One statement with its slogan, proof, citations (line, ``\\cite`` + BibTeX, Markdown), provenance, and
+        its neighbours in the proof graph: ``uses`` (what its proof cites) and ``used_by``."""
+        until = service.deadline()
+        hit = await run(search.get_theorem, theorem_id, until=until)
         if hit is None:
             raise HTTPException(404, f"no theorem with id {theorem_id!r}")
-        return TheoremOut.from_record(hit)
+        neighbours = await run(search.neighbours, theorem_id, until=until)
+        document = await run(search.get_document, hit.theorem.doc_id, until=until)
+        return TheoremOut.from_record(hit, neighbours, document)
 
     @app.get("/papers/{doc_id:path}", response_model=PaperOut, tags=["records"], dependencies=auth)
     async def paper(

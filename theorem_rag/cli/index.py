@@ -50,9 +50,17 @@ def index() -> None:
               help="What runs the model: its int8 ONNX export, built once under the data folder (default), or torch.")
 @click.option("--reembed", is_flag=True,
               help="Delete the space's vectors and embed every statement again (to change the backend or model).")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help='One process, or Ray Data (pip install "theorem-rag[ray]"; RAY_ADDRESS joins a cluster).')
+@click.option("--ray-batch-size", type=click.IntRange(min=1), default=512, show_default=True,
+              help="Ray: statements per batch (each batch is committed on its own).")  # fmt: skip
+@click.option("--embed-actors", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Ray: embedding actors (each loads the model once; one GPU each when the cluster has GPUs).")
+@click.option("--slogan-tasks", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Ray: slogan actors; LLM requests in flight stay under THEOREM_RAG_LLM_CONCURRENCY in all.")
 @with_db_options
-def build(records_dirs, jsonl_files, sources, limit, slogan_writer, embed_backend, reembed, database_url, table,
-          data_dir, embed_model, embed_field) -> None:  # fmt: skip
+def build(records_dirs, jsonl_files, sources, limit, slogan_writer, embed_backend, reembed, engine, ray_batch_size,
+          embed_actors, slogan_tasks, database_url, table, data_dir, embed_model, embed_field) -> None:  # fmt: skip
     """Upsert records, write slogans, embed and build the HNSW index (incremental: reruns do only what changed)."""
     from theorem_rag.ingest import build_index
     from theorem_rag.record_files import read_records
@@ -82,6 +90,9 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, embed_backen
         theorems = theorems[:limit]
     if not theorems:
         raise click.UsageError("no theorem records to index")
+    if engine == "ray":
+        _build_on_ray(s, theorems, documents, limit, reembed, ray_batch_size, embed_actors, slogan_tasks)
+        return
     search = TheoremSearch.from_settings(s)
     writer = build_slogan_writer(s.slogan_writer, api_base=s.llm_api_base, context=s.slogan_context,
                                  concurrency=s.llm_concurrency, max_retries=s.llm_max_retries,
@@ -89,7 +100,33 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, embed_backen
     try:
         report = build_index(search.store, search.embedder, theorems, documents, writer=writer,
                              space=space_name(s.embed_model, s.embed_field), field=s.embed_field,
-                             reembed=reembed)  # fmt: skip
+                             reembed=reembed, prune=not limit)  # fmt: skip
+    except InputError as e:
+        raise click.ClickException(str(e)) from e
+    click.echo(report.summary())
+
+
+def _build_on_ray(s, theorems, documents, limit, reembed, batch_size, embed_actors, slogan_tasks) -> None:
+    from corpus_build.ray_engine import RayUnavailable, require_ray
+    from theorem_rag.db.names import space_name
+    from theorem_rag.db.server import resolve_dsn
+
+    try:
+        require_ray()
+    except RayUnavailable as e:
+        raise click.UsageError(str(e)) from e
+    from theorem_rag.errors import InputError
+    from theorem_rag.ray_build import RayBuildOptions, build_index_ray
+
+    writer = {"spec": s.slogan_writer, "api_base": s.llm_api_base, "context": s.slogan_context,
+              "concurrency": s.llm_concurrency, "max_retries": s.llm_max_retries, "rpm": s.llm_requests_per_minute}
+    options = RayBuildOptions(batch_size=batch_size, embed_actors=embed_actors, slogan_tasks=slogan_tasks)
+    try:
+        report = build_index_ray(resolve_dsn(s), theorems, documents, space=space_name(s.embed_model, s.embed_field),
+                                 table=s.table, field=s.embed_field, embed_model=s.embed_model,
+                                 doc_instruction=s.doc_instruction, embed_batch_size=s.embed_batch_size,
+                                 embed_backend=s.embed_backend, onnx_cache_dir=str(Path(s.data_dir) / "onnx"),
+                                 writer=writer, options=options, prune=not limit, reembed=reembed)  # fmt: skip
     except InputError as e:
         raise click.ClickException(str(e)) from e
     click.echo(report.summary())

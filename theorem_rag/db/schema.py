@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3, 4, 8]
+[1, 2, 3, 4, 5, 6, 8]
 """
 
 from __future__ import annotations
@@ -103,6 +103,19 @@ def _v3(n: Names) -> list[sql.Composed]:
     ]
 
 
+def _v6(n: Names) -> list[sql.Composed]:
+    """Cards: the proof that follows a statement; indexes for "used by" (proof references) and label look-ups."""
+    t, I = sql.Identifier(n.theorems), sql.Identifier  # noqa: E741
+    return [
+        sql.SQL("ALTER TABLE {t} ADD COLUMN IF NOT EXISTS proof text NOT NULL DEFAULT ''").format(t=t),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (proof_refs)").format(i=I(f"{n.theorems}_refs"), t=t),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} (source, label)").format(i=I(f"{n.theorems}_label"), t=t),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} (source, (meta ->> 'full_label'))").format(
+            i=I(f"{n.theorems}_full_label"), t=t
+        ),
+    ]
+
+
 def _v4(n: Names) -> list[Step]:
     """Counts and lexicon kept current by triggers, per written row, instead of recounted per write or query."""
 
@@ -128,6 +141,16 @@ def _v4(n: Names) -> list[Step]:
     ]
 
 
+def _v5(n: Names) -> list[sql.Composed]:
+    """Trigram matching on statement names (pg_trgm, in PostgreSQL's contrib): "did you mean" for misspelt names."""
+    return [
+        sql.SQL("CREATE EXTENSION IF NOT EXISTS pg_trgm"),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (lower(name) gin_trgm_ops)").format(
+            i=sql.Identifier(f"{n.theorems}_name_trgm"), t=sql.Identifier(n.theorems)
+        ),
+    ]
+
+
 def _v8(n: Names) -> list[sql.Composed]:
     """Which backend ran the model of a space (torch, onnx-int8); every space built before ran torch."""
     return [
@@ -143,6 +166,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (2, "feedback.answer (answer text)", _v2),
     (3, "lexicon: document frequency per full-text lexeme", _v3),
     (4, "counts and lexicon maintained by statement triggers (no recount per write or query)", _v4),
+    (5, "pg_trgm and a trigram index on statement names", _v5),
+    (6, "theorems.proof; indexes on proof_refs (used by) and labels (references)", _v6),
     (8, "spaces.backend: the backend that ran the embedding model (torch, onnx-int8)", _v8),
 ]
 LATEST = MIGRATIONS[-1][0]
@@ -168,8 +193,11 @@ def migrate(conn: Connection, prefix: str = "theorems", target: int | None = Non
             raise RuntimeError(
                 f"database schema {n.prefix!r} is at version {current}, newer than this theorem-rag ({LATEST}); upgrade"
             )
+        done = {r[0] for r in conn.execute(sql.SQL("SELECT version FROM {v}").format(v=sql.Identifier(n.version)))}
+        # Every step not applied yet, in order, even one numbered below the newest applied: branches reserve
+        # numbers and land in any order (a database at 8 still gets 6), and every step is idempotent.
         for version, description, statements in MIGRATIONS:
-            if version <= current or (target is not None and version > target):
+            if version in done or (target is not None and version > target):
                 continue
             for stmt in statements(n):
                 if callable(stmt):

@@ -23,7 +23,7 @@ from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens
 
 THEOREM_COLUMNS = (
     "id", "source", "kind", "doc_id", "body_latex", "body_expanded", "number", "name", "label", "section",
-    "proof_refs", "url", "parser", "file", "line", "meta",
+    "proof_refs", "url", "parser", "file", "line", "meta", "proof",
 )  # fmt: skip
 DOCUMENT_COLUMNS = ("id", "source", "title", "authors", "abstract", "introduction", "license", "url", "year", "meta")
 
@@ -355,3 +355,26 @@ def upsert_documents(names: Names) -> sql.Composed:
         ON CONFLICT (id) DO UPDATE SET {updates}, updated_at = now() WHERE {changed}
         RETURNING d.id, (xmax = 0) AS inserted"""
     ).format(d=sql.Identifier(names.documents), cols=cols, ph=placeholders, updates=updates, changed=changed)
+
+
+def used_by(names: Names) -> sql.Composed:
+    """Ids of the statements whose proofs cite ``%s``, in id order (uses the GIN index on ``proof_refs``)."""
+    return sql.SQL("SELECT id FROM {t} WHERE proof_refs @> ARRAY[%s]::text[] ORDER BY id LIMIT %s").format(
+        t=sql.Identifier(names.theorems)
+    )
+
+
+def used_by_counts(names: Names) -> sql.Composed:
+    """``(id, how many proofs cite it)`` for the ids in ``%s``."""
+    return sql.SQL(
+        "SELECT r, count(*) FROM {t}, unnest(proof_refs) AS r WHERE proof_refs && %s::text[] AND r = ANY(%s) "
+        "GROUP BY r"
+    ).format(t=sql.Identifier(names.theorems))
+
+
+def by_labels(names: Names) -> sql.Composed:
+    """Statements of source ``%s`` whose label or full label is in ``%s``: what references may name."""
+    cols = sql.SQL(", ").join(map(sql.Identifier, THEOREM_COLUMNS))
+    return sql.SQL(
+        "SELECT {c} FROM {t} WHERE source = %s AND (label = ANY(%s) OR meta ->> 'full_label' = ANY(%s))"
+    ).format(c=cols, t=sql.Identifier(names.theorems))

@@ -29,6 +29,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
 from theorem_rag.db import counters, sqltext
 from theorem_rag.db.bulk import BulkOps, RelationSize
 from theorem_rag.db.cancel import tracked
+from theorem_rag.db.lookup import LookupOps
 from theorem_rag.db.names import Names
 from theorem_rag.db.schema import migrate
 from theorem_rag.db.side_tables import SideTableOps
@@ -65,7 +66,7 @@ def _configure(conn: psycopg.Connection, statement_timeout: float = 0) -> None:
         conn.execute("SELECT set_config('statement_timeout', %s, false)", [f"{max(1, round(statement_timeout * 1000))}ms"])
 
 
-class TheoremStore(SpaceOps, SideTableOps, BulkOps):
+class TheoremStore(SpaceOps, SideTableOps, BulkOps, LookupOps):
     """Statements, documents and embedding spaces in PostgreSQL under one table prefix.
 
     >>> TheoremStore("dbname=theorem_rag", table="theorems").names.documents
@@ -313,6 +314,26 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps):
                 out[d["id"]] = (Theorem.from_dict(d), slogan)
             return out
 
+    def used_by(self, theorem_id: str, limit: int = 500) -> list[str]:
+        """Ids of the statements whose proofs cite ``theorem_id`` (from the parsed proof references), id order."""
+        with self.connection() as conn:
+            return [r[0] for r in conn.execute(sqltext.used_by(self.names), [theorem_id, limit])]
+
+    def used_by_counts(self, ids: Sequence[str]) -> dict[str, int]:
+        """How many proofs cite each of ``ids`` (ids no proof cites are absent)."""
+        if not ids:
+            return {}
+        with self.connection() as conn:
+            return {r: n for r, n in conn.execute(sqltext.used_by_counts(self.names), [list(ids), list(ids)])}
+
+    def theorems_by_labels(self, source: str, labels: Sequence[str]) -> list[Theorem]:
+        """Statements of ``source`` whose label (or Stacks' chapter-qualified label) is one of ``labels``."""
+        if not labels:
+            return []
+        with self.connection() as conn:
+            rows = conn.execute(sqltext.by_labels(self.names), [source, list(labels), list(labels)]).fetchall()
+        return [Theorem.from_dict(dict(zip(sqltext.THEOREM_COLUMNS, r))) for r in rows]
+
     def hydrate(self, hits: Sequence[Hit]) -> list[Hit]:
         """The same hits with ``theorem`` and ``slogan`` filled in (hits whose statement vanished are dropped)."""
         found = self._fetch([h.theorem_id for h in hits])
@@ -364,6 +385,20 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps):
         with self.connection() as conn, conn.transaction():
             n = conn.execute(
                 sql.SQL("DELETE FROM {t} WHERE id = ANY(%s)").format(t=sql.Identifier(self.names.theorems)), [list(ids)]
+            ).rowcount
+            return n
+
+    def delete_stale(self, doc_ids: Sequence[str], keep_ids: Sequence[str]) -> int:
+        """Delete the statements of ``doc_ids`` whose id is not in ``keep_ids`` (a new version of a paper lost
+        them); their vectors go with them. Returns #deleted."""
+        if not doc_ids:
+            return 0
+        with self.connection() as conn, conn.transaction():
+            n = conn.execute(
+                sql.SQL("DELETE FROM {t} WHERE doc_id = ANY(%s) AND NOT (id = ANY(%s))").format(
+                    t=sql.Identifier(self.names.theorems)
+                ),
+                [list(doc_ids), list(keep_ids)],
             ).rowcount
             return n
 

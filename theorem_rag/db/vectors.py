@@ -289,6 +289,22 @@ class SpaceOps:
             for tid, vec in conn.execute(sql.SQL("{q} ORDER BY theorem_id").format(q=query), params):
                 yield tid, np.asarray(vec.to_numpy() if hasattr(vec, "to_numpy") else vec, dtype=np.float32)
 
+    def _resolve_categories(self, f: Filters) -> Filters:
+        """A category filter as the documents listed in it (``meta.categories``), intersected with ``doc_id``."""
+        if not f.category:
+            return f
+        from dataclasses import replace
+
+        with self.connection() as conn:
+            docs = {r[0] for r in conn.execute(
+                sql.SQL("SELECT id FROM {d} WHERE meta->'categories' ?| %s").format(d=sql.Identifier(self.names.documents)),
+                [list(f.category)],
+            )}  # fmt: skip
+        if f.doc_id:
+            docs &= set(f.doc_id)
+        # no document in the categories: a document id no row has, so the search returns nothing
+        return replace(f, doc_id=tuple(sorted(docs)) or (" no document ",), category=())
+
     def search_dense(
         self,
         space: str,
@@ -307,7 +323,7 @@ class SpaceOps:
         """
         sp = self.space(space)
         q = as_vectors(qvec, sp.dim)[0]
-        f = Filters.from_mapping(filters)
+        f = self._resolve_categories(Filters.from_mapping(filters))
         _check_k(k, pool)
         if isinstance(ef_search, bool) or not isinstance(ef_search, int) or not 1 <= ef_search <= MAX_EF_SEARCH:
             raise InputError(f"ef_search must be an integer in 1..{MAX_EF_SEARCH}, got {ef_search!r}")
@@ -326,7 +342,8 @@ class SpaceOps:
         sp = self.space(space)
         q = as_vectors(qvec, sp.dim)[0]
         _check_k(k, k)
-        query, params = sqltext.exact_search(self.names, space, sp.dim, sp.half, q, Filters.from_mapping(filters), k)
+        query, params = sqltext.exact_search(self.names, space, sp.dim, sp.half, q,
+                                            self._resolve_categories(Filters.from_mapping(filters)), k)
         with self.connection() as conn:
             rows = conn.execute(query, params).fetchall()
         return [Hit(tid, float(score), rank=i, doc_id=doc, dense_rank=i) for i, (tid, doc, score) in enumerate(rows, 1)]
@@ -339,7 +356,7 @@ class SpaceOps:
         """
         text = validate_query(query, self.max_query_chars)
         _check_k(k, k)
-        f = Filters.from_mapping(filters)
+        f = self._resolve_categories(Filters.from_mapping(filters))
         with self.connection() as conn:
             sql_query, params = self._text_query(conn, text, f, k)
             rows = conn.execute(sql_query, params).fetchall()

@@ -32,20 +32,26 @@ class EvalIndex:
         self.base = TheoremSearch.from_settings(settings, reranker=None)
         self._searches: dict[tuple, Any] = {}
 
-    def search(self, field: str, *, hybrid: bool, reranker: Any = None, extra_fields: tuple[str, ...] = ()) -> Any:
+    def search(self, field: str, *, hybrid: bool, reranker: Any = None, extra_fields: tuple[str, ...] = (),
+               understand: bool | None = None) -> Any:  # fmt: skip
         """A TheoremSearch over the space of ``field`` (built once per combination), fusing ``extra_fields``.
+
+        Query understanding follows the settings for the hybrid configurations (what the CLI, API and app run)
+        and is off for the single-ranking baselines (dense only), so those stay what their names say.
 
         Built by :meth:`TheoremSearch.with_options` from the settings' search, so every other option (pool,
         ef_search, k, max_k, ...) is the one the CLI, the API and the app use.
         """
         from theorem_rag.db.names import space_name
 
-        key = (field, hybrid, reranker is not None, extra_fields)
+        if understand is None:
+            understand = hybrid and self.settings.query_understanding
+        key = (field, hybrid, reranker is not None, extra_fields, understand)
         if key not in self._searches:
             model = self.settings.embed_model
             self._searches[key] = self.base.with_options(
                 space=space_name(model, field), hybrid=hybrid, reranker=reranker,
-                extra_spaces=tuple(space_name(model, f) for f in extra_fields),
+                extra_spaces=tuple(space_name(model, f) for f in extra_fields), understand=understand,
             )  # fmt: skip
         return self._searches[key]
 
@@ -89,6 +95,13 @@ def _hybrid_latex(settings: Any, context: EvalContext) -> Any:
                  needs_index=True)  # fmt: skip
 def _hybrid(settings: Any, context: EvalContext) -> Any:
     return RetrieverSearcher("hybrid", _index(context, "hybrid").search(settings.embed_field, hybrid=True))
+
+
+@register_config("hybrid-plain", "the default without query understanding (the ranking before it existed)",
+                 needs_index=True)  # fmt: skip
+def _hybrid_plain(settings: Any, context: EvalContext) -> Any:
+    return RetrieverSearcher("hybrid-plain", _index(context, "hybrid-plain").search(settings.embed_field, hybrid=True,
+                                                                                   understand=False))  # fmt: skip
 
 
 @register_config("hybrid+latex", "the default with the dense ranking over LaTeX fused in too", needs_index=True)

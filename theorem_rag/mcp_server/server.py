@@ -93,20 +93,26 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
         filters = {"sources": sources, "kinds": kinds, "papers": papers, "year_min": year_min, "year_max": year_max}
         if paper_level:
             papers_found = await _guarded(run(search.search_papers, query, k, query=query, **filters))
+            assessment = await _guarded(run(search.assess, query, papers_found))
             return SearchResponse(query=query, level="paper", k=k,
-                                  papers=[PaperHitOut.from_paper_hit(p) for p in papers_found])  # fmt: skip
+                                  papers=[PaperHitOut.from_paper_hit(p) for p in papers_found]).assessed(assessment)  # fmt: skip
         hits = await _guarded(run(search.search, query, k, query=query, **filters))
-        return SearchResponse(query=query, level="theorem", k=k, results=[HitOut.from_hit(h) for h in hits])
+        assessment = await _guarded(run(search.assess, query, hits))
+        return SearchResponse(query=query, level="theorem", k=k,
+                              results=[HitOut.from_hit(h) for h in hits]).assessed(assessment)
 
     @server.tool(annotations=read_only)
     async def get_theorem(
         id: Annotated[str, Field(description="A theorem id from search results, e.g. 'stacks:00DV'.")],
     ) -> TheoremOut:
-        """The full record of one statement: LaTeX, slogan, kind, number, name, document, url and citation."""
+        """The full record of one statement: LaTeX, proof, slogan, kind, number, name, document, url, citations
+        (line, the source's \\cite with its BibTeX entry, Markdown), and the ids it uses / is used by in proofs."""
         hit = await _guarded(run(search.get_theorem, id))
         if hit is None:
             raise ToolError(f"no theorem with id {id!r}; ids come from search_theorems results")
-        return TheoremOut.from_record(hit)
+        neighbours = await _guarded(run(search.neighbours, id))
+        document = await _guarded(run(search.get_document, hit.theorem.doc_id))
+        return TheoremOut.from_record(hit, neighbours, document)
 
     @server.tool(annotations=read_only)
     async def get_paper(

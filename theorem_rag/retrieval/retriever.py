@@ -29,14 +29,19 @@ from theorem_rag.db.sqltext import EXACT_NAME_BOOST
 from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
 from theorem_rag.query import is_short_query, validate_query
+from theorem_rag.query_understanding import QueryPlan, understand
+from theorem_rag.query_understanding.confidence import hit_confidence
 from theorem_rag.records import Hit, PaperHit
 from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
+from theorem_rag.retrieval.routing import PROMOTED, Routing, did_you_mean, route
 
 # Weight of the full-text ranking in the fusion (dense weight 1): keyword queries ("Zorn lemma") are where slogan
 # embeddings are weakest and names/terms match exactly. Long queries are scored by the IDF of their rare words, as
 # good as the dense side on the dev sets (benchmarks/results/), so they weigh the same.
 LEXICAL_WEIGHT_SHORT = 1.5
 LEXICAL_WEIGHT_LONG = 1.0
+# A hit among the first this many of a full-text ranking counts as found by full-text search (for confidence).
+LEXICAL_TOP = 10
 # What LlamaIndex's BaseRetriever itself takes; with_options passes them on.
 _BASE_OPTIONS = ("callback_manager", "object_map", "objects", "verbose")
 
@@ -56,6 +61,18 @@ def _in_background(fn: Any, *args: Any, **kwargs: Any) -> Future:
     return _text_pool.submit(contextvars.copy_context().run, fn, *args, **kwargs)
 
 
+def _with_confidence(hits: list[Hit], cosine: dict[str, float], lexical_top: set[str], named: set[str]) -> list[Hit]:
+    """The hits with their evidence and calibrated confidence (a hit outside the dense ranking gets its lowest
+    cosine)."""
+    floor = min(cosine.values(), default=0.0)
+    out = []
+    for h in hits:
+        cos, is_named = cosine.get(h.theorem_id, floor), h.theorem_id in named
+        conf = hit_confidence(cos, h.theorem_id in lexical_top, is_named)
+        out.append(replace(h, cosine=round(cos, 6), named=is_named, confidence=conf))
+    return out
+
+
 def hit_to_node(hit: Hit) -> NodeWithScore:
     """A ``NodeWithScore`` whose ``TextNode`` carries the statement and the theorem's metadata."""
     t = hit.theorem
@@ -64,7 +81,7 @@ def hit_to_node(hit: Hit) -> NodeWithScore:
     metadata = {
         "id": t.id, "statement": t.text, "slogan": hit.slogan or "", "kind": t.kind, "number": t.number or "",
         "name": t.name or "", "source": t.source, "doc_id": t.doc_id, "url": t.url or "",
-        "dense_rank": hit.dense_rank, "lexical_rank": hit.lexical_rank,
+        "dense_rank": hit.dense_rank, "lexical_rank": hit.lexical_rank, "confidence": hit.confidence,
     }  # fmt: skip
     text = f"{hit.slogan}\n\n{t.text}" if hit.slogan else t.text
     node = TextNode(id_=t.id, text=text, metadata=metadata, excluded_embed_metadata_keys=list(metadata))
@@ -99,6 +116,7 @@ class TheoremRetriever(BaseRetriever):
         extra_spaces: Sequence[str] = (),
         reranker: Any = None,
         rerank_depth: int = 100,
+        understand: bool = True,
         parallel_text: bool = True,
         **kwargs: Any,
     ) -> None:
@@ -111,6 +129,7 @@ class TheoremRetriever(BaseRetriever):
         self.extra_spaces = tuple(extra_spaces)
         self.max_query_chars = max_query_chars
         self.reranker, self.rerank_depth = reranker, rerank_depth
+        self.understand = understand
         self.parallel_text = parallel_text
         super().__init__(**kwargs)
 
@@ -120,7 +139,7 @@ class TheoremRetriever(BaseRetriever):
             k=self.k, pool=self.pool, ef_search=self.ef_search, iterative_scan=self.iterative_scan, hybrid=self.hybrid,
             rrf_k=self.rrf_k, filters=self.filters, max_query_chars=self.max_query_chars, depth=self.depth,
             lexical_weights=self.lexical_weights, extra_spaces=self.extra_spaces, reranker=self.reranker,
-            rerank_depth=self.rerank_depth, parallel_text=self.parallel_text,
+            rerank_depth=self.rerank_depth, understand=self.understand, parallel_text=self.parallel_text,
         )  # fmt: skip
 
     def with_options(self, **overrides: Any) -> TheoremRetriever:
@@ -169,46 +188,80 @@ class TheoremRetriever(BaseRetriever):
         ]
 
     def _search(self, text: str, embedding: list[float] | None, k: int, filters: Filters) -> list[Hit]:
-        fusing = self.hybrid or bool(self.extra_spaces)
+        plan = understand(text) if self.understand else QueryPlan(original=text, text=text)
+        if plan.text != text:
+            embedding = None  # the text searched is not the one the caller embedded
+        fusing = self.hybrid or bool(self.extra_spaces) or bool(plan.variants)
         depth = max(k, self.depth) if fusing else k
-        # With parallel_text the full-text query runs on its own connection meanwhile (it needs no embedding),
-        # unless the caller pinned one connection for the whole search (servers do, to take one checkout).
+        routing = route(self.store, plan, filters, k) if self.understand else Routing()
+        rankings: list[list[Hit]] = []
+        weights: list[float] = []
+        lexical: list[Hit] = []
+        cosine: dict[str, float] = {}
+        texts = list(plan.texts)
+        # With parallel_text the first text's full-text query runs on its own connection while it is embedded and
+        # the dense side searched (it needs no embedding), unless the caller pinned one connection for the whole
+        # search (servers do, to take one checkout).
         pinned = getattr(self.store, "is_pinned", lambda: False)()
-        pending = _in_background(self.store.search_text, text, k=depth, filters=filters) if (
-            self.hybrid and self.parallel_text and not pinned) else None  # fmt: skip
+        pending = _in_background(self.store.search_text, texts[0], k=depth, filters=filters) if (
+            texts and self.hybrid and self.parallel_text and not pinned) else None  # fmt: skip
+        i = 0
         try:
-            if embedding is None:
-                embedding = self.embed_model.get_query_embedding(text)
-            rankings = [
-                self.store.search_dense(
-                    space, embedding, k=depth, pool=max(self.pool, depth), filters=filters,
-                    ef_search=self.ef_search, iterative_scan=self.iterative_scan,
-                )  # fmt: skip
-                for space in (self.space, *self.extra_spaces)
-            ]
+            while i < len(texts):
+                query = texts[i]
+                vec = embedding if i == 0 and embedding is not None else self.embed_model.get_query_embedding(query)
+                for space in (self.space, *self.extra_spaces):
+                    ranking = self.store.search_dense(
+                        space, vec, k=depth, pool=max(self.pool, depth), filters=filters,
+                        ef_search=self.ef_search, iterative_scan=self.iterative_scan,
+                    )  # fmt: skip
+                    if space == self.space:
+                        for h in ranking:
+                            cosine[h.theorem_id] = max(cosine.get(h.theorem_id, -1.0), h.score)
+                    rankings.append(ranking)
+                    weights.append(1.0)
+                if self.hybrid:
+                    if i == 0 and pending is not None:
+                        found = pending.result()
+                    else:
+                        found = self.store.search_text(query, k=depth, filters=filters)
+                    rankings.append(found)
+                    weights.append(self.lexical_weights[0] if is_short_query(query) else self.lexical_weights[1])
+                    lexical += found
+                    if i == 0 and self.understand and routing.did_you_mean is None:
+                        routing.did_you_mean = did_you_mean(self.store, plan, lexical_empty=not found)
+                        if routing.did_you_mean:
+                            texts.append(routing.did_you_mean)
+                i += 1
         finally:
             if pending is not None:
                 wait([pending])  # never leave a query running behind a failed call
-        dense = rankings[0]
         if not fusing:
-            return self.store.hydrate(dense[:k])
-        weights = [1.0] * len(rankings)
-        lexical: list[Hit] = []
-        if self.hybrid:
-            lexical = pending.result() if pending is not None else self.store.search_text(text, k=depth, filters=filters)
-            rankings.append(lexical)
-            weights.append(self.lexical_weights[0] if is_short_query(text) else self.lexical_weights[1])
+            hits = self.store.hydrate(rankings[0][:k])
+            return _with_confidence(hits, cosine, set(), set())
         fused = reciprocal_rank_fusion([[h.theorem_id for h in r] for r in rankings], k=self.rrf_k, weights=weights)
-        # A statement named exactly as the query (its name or a recorded alias) is a look-up: it goes first.
+        # A statement named exactly as the query (its name or a recorded alias) is a look-up: it goes first; so do
+        # the statements query understanding routes to (the paper asked for, the definition asked for).
         exact = {h.theorem_id for h in lexical if h.score >= EXACT_NAME_BOOST}
-        fused = ([x for x in fused if x[0] in exact] + [x for x in fused if x[0] not in exact])[:k]
+        scores = dict(fused)
+        top = max(scores.values(), default=0.0)
+        # Definitions of the term asked for: the best of them by the fused ranking (candidates it missed last).
+        position = {x: i for i, (x, _) in enumerate(fused)}
+        promoted = sorted(routing.promote, key=lambda x: (position.get(x, len(position)), routing.promote.index(x)))
+        front = list(dict.fromkeys([*(x for x, _ in fused if x in exact), *routing.front, *promoted[:PROMOTED]]))
+        fused = [(x, scores.get(x, top)) for x in front] + [x for x in fused if x[0] not in set(front)]
+        fused = fused[:k]
+        dense = rankings[0]
         d_rank = {h.theorem_id: h.dense_rank for h in dense}
-        l_rank = {h.theorem_id: h.lexical_rank for h in lexical}
+        l_rank: dict[str, int | None] = {}
+        for h in lexical:
+            l_rank.setdefault(h.theorem_id, h.lexical_rank)
         hits = [
             Hit(tid, score, rank=i, dense_rank=d_rank.get(tid), lexical_rank=l_rank.get(tid))
             for i, (tid, score) in enumerate(fused, 1)
         ]
-        return self.store.hydrate(hits)
+        lexical_top = {h.theorem_id for h in lexical if (h.lexical_rank or 99) <= LEXICAL_TOP}
+        return _with_confidence(self.store.hydrate(hits), cosine, lexical_top, set(front))
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         text = validate_query(query_bundle.query_str, self.max_query_chars)

@@ -24,7 +24,10 @@ from theorem_rag.errors import InputError
 from theorem_rag.records import KINDS, Document, Hit
 from theorem_rag.ui.assets import CSS, HEAD
 from theorem_rag.ui.assistant import Assistant, link_citations
-from theorem_rag.ui.cards import SOURCE_LABELS, message_html, papers_html, results_html, sources_html
+from theorem_rag.query import graph_query
+from theorem_rag.ui.card_data import URL_SYNC_JS, restore_search, theorem_cards
+from theorem_rag.ui.cards import SOURCE_LABELS, message_html, papers_html, sources_html
+from theorem_rag.ui.confidence_html import no_match_html
 
 _APP_EXTRA = 'pip install "theorem-rag[app]"'
 LATEX_DELIMITERS = [
@@ -97,8 +100,9 @@ class Handlers:
                 found = self.search.search_papers(query, int(k), **filters)
                 body, what = papers_html(found, query=query), "papers"
             else:
-                found = self.search.search(query, int(k), **filters)
-                body, what = results_html(found, self.documents_for(found), query=query), "statements"
+                found, body, what = theorem_cards(self, query, int(k), filters)
+            if not graph_query(query):  # a uses:/used-by: listing is not a ranked match
+                body = no_match_html(self.search.assess(query, found)) + body
         except self._errors as err:
             return message_html(str(err)), "", query
         ms = (time.perf_counter() - start) * 1000
@@ -235,10 +239,12 @@ def create_app(search: Any, chat_model: Any, *, title: str = "theorem-rag", stat
                 with gr.Accordion("Filters", open=False):
                     with gr.Row():
                         f_sources = gr.Dropdown(source_choices, multiselect=True, allow_custom_value=True,
-                                                label="Source", info="Corpus, or a paper's source id")  # fmt: skip
+                                                label="Source", info="Corpus, or a paper's source id",
+                                                elem_id="trag-filter-source")  # fmt: skip
                         f_kinds = gr.Dropdown(list(KINDS), multiselect=True, label="Kind")
                         f_papers = gr.Textbox(label="Paper", placeholder="document id(s), comma separated")
-                        k = gr.Slider(1, min(50, getattr(search, "max_k", 50)), value=10, step=1, label="Results")
+                        k = gr.Slider(1, min(50, getattr(search, "max_k", 50)), value=10, step=1, label="Results",
+                                      elem_id="trag-filter-k")  # fmt: skip
                 examples = gr.Dataset(samples=[[e] for e in EXAMPLES], components=[query], label="Try",
                                       elem_id="trag-examples")  # fmt: skip
                 status = gr.Markdown(elem_id="trag-status")
@@ -268,12 +274,14 @@ def create_app(search: Any, chat_model: Any, *, title: str = "theorem-rag", stat
         toast = gr.Markdown(elem_id="trag-toast")
 
         search_inputs = [query, level, k, f_sources, f_kinds, f_papers]
+        search_outputs = [results, status, last_query]
         for trigger in (go.click, query.submit):
-            trigger(h.run_search, search_inputs, [results, status, last_query], concurrency_limit=4)
+            trigger(h.run_search, search_inputs, search_outputs, concurrency_limit=4, js=URL_SYNC_JS)
         # A click on an example fills the box and searches at once, with the current filters.
         examples.click(lambda sample: sample[0], examples, query).then(
-            h.run_search, search_inputs, [results, status, last_query], concurrency_limit=4
+            h.run_search, search_inputs, search_outputs, concurrency_limit=4, js=URL_SYNC_JS
         )
+        shareable_searches(gr, demo, h, search_inputs, search_outputs)
         vote_btn.click(h.vote, [vote_box, last_query, last_question], toast)
         chat_outputs = [chatbot, sources, chat_status, last_question]
         for trigger in (send.click, ask.submit):
@@ -287,6 +295,20 @@ def create_app(search: Any, chat_model: Any, *, title: str = "theorem-rag", stat
 
         chatbot.like(on_like, [chatbot, last_question], toast)
     return demo
+
+
+def shareable_searches(gr: Any, demo: Any, h: Handlers, inputs: list, outputs: list) -> None:
+    """Opening ``/?q=...&source=stacks`` fills the search box, level and filters and runs the search."""
+
+    def restore(request: Any) -> tuple:
+        return restore_search(request)
+
+    restore.__annotations__["request"] = gr.Request
+
+    def run_if_query(query: str, *rest: Any) -> tuple:
+        return h.run_search(query, *rest) if (query or "").strip() else (gr.skip(), gr.skip(), gr.skip())
+
+    demo.load(restore, None, inputs).then(run_if_query, inputs, outputs, concurrency_limit=4)
 
 
 def warm_up(search: Any, chat_model: Any) -> str:

@@ -2,7 +2,9 @@
 
 The script listens on the document (cards are re-rendered on every search, so per-card handlers would be lost):
 thumbs buttons write a JSON payload into a hidden textbox and press a hidden button, which runs the Python
-feedback handler; "Copy" puts the citation on the clipboard; a citation link in an answer scrolls to its source.
+feedback handler; "Copy", "BibTeX" and "Markdown" put a citation on the clipboard; "uses n" / "used by n" and a
+resolved reference put their query (``uses:ID``, ``used-by:ID``, ``id:ID``) into the search box and search; a
+click on a slogan shows it whole; a citation link in an answer scrolls to its source.
 """
 
 from __future__ import annotations
@@ -32,15 +34,28 @@ CSS = """
 .trag-sc { font-variant: small-caps; }
 .trag-foot button svg { vertical-align: -2px; }
 .trag-ref { font-family: var(--font-mono); font-size: .8em; color: var(--body-text-color-subdued); }
-.trag-diagram { font-size: .8rem; background: var(--background-fill-secondary); padding: .4rem; white-space: pre-wrap; }
+.trag-diagram { font-size: .85rem; font-style: italic; }
+a.trag-ref { font-family: inherit; font-size: inherit; color: var(--color-accent); text-decoration: none; }
+.trag-citekey { color: var(--body-text-color-subdued); }
+.trag-nested { margin: .35rem 0 .35rem .4rem; padding-left: .6rem; border-left: 2px solid var(--border-color-primary); }
 .trag-slogan { margin-top: .4rem; padding-left: .6rem; border-left: 3px solid var(--color-accent);
-  color: var(--body-text-color-subdued); font-style: italic; }
+  color: var(--body-text-color-subdued); font-style: italic; white-space: nowrap; overflow: hidden;
+  text-overflow: ellipsis; cursor: pointer; }
+.trag-slogan.trag-open { white-space: normal; }
+.trag-proof { margin-top: .4rem; }
+.trag-proof > summary { cursor: pointer; font-weight: 600; font-size: .9rem; color: var(--body-text-color-subdued); }
+.trag-proof-body { line-height: 1.5; font-family: 'Latin Modern Roman', 'STIX Two Text', Georgia, serif;
+  padding: .3rem 0 0 .6rem; border-left: 2px solid var(--border-color-primary); overflow-x: auto; }
+.trag-nbs a { margin-right: .1rem; }
+.trag-why { color: var(--body-text-color-subdued); margin-left: auto; }
+.trag-why > summary { cursor: pointer; }
+.trag-confidence { margin-left: auto; font-weight: 600; }
 .trag-slogan::before { content: "In words: "; font-style: normal; font-weight: 600; }
 .trag-foot { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem; margin-top: .5rem; font-size: .8rem; }
 .trag-cite { font-size: .78rem; background: var(--background-fill-secondary); padding: .1rem .4rem; border-radius: 4px;
   max-width: 60%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .trag-id { font-family: var(--font-mono); color: var(--body-text-color-subdued); }
-.trag-score { color: var(--body-text-color-subdued); margin-left: auto; }
+.trag-score { color: var(--body-text-color-subdued); margin-left: .4rem; }
 .trag-foot button { border: 1px solid var(--border-color-primary); border-radius: 6px; padding: .05rem .45rem;
   background: var(--background-fill-secondary); cursor: pointer; font-size: .8rem; }
 .trag-foot button:hover { border-color: var(--color-accent); }
@@ -87,10 +102,28 @@ HEAD = """
     const copy = target.closest('button.trag-copy');
     if (copy) {
       ev.preventDefault();
-      const done = () => { copy.textContent = 'Copied'; setTimeout(() => { copy.textContent = 'Copy'; }, 1500); };
+      const label = copy.textContent;
+      window.__tragCopied = copy.dataset.copy;
+      const done = () => { copy.textContent = 'Copied'; setTimeout(() => { copy.textContent = label; }, 1500); };
       if (navigator.clipboard) navigator.clipboard.writeText(copy.dataset.copy).then(done, done);
       return;
     }
+    const nb = target.closest('a.trag-nb, a.trag-ref[data-ref]');
+    if (nb && !ev.ctrlKey && !ev.metaKey && !ev.shiftKey && ev.button === 0) {
+      ev.preventDefault();
+      const q = nb.dataset.query || ('id:' + nb.dataset.ref);
+      const box = document.querySelector('#trag-query textarea, #trag-query input');
+      const go = document.querySelector('#trag-search-btn');
+      if (box && go) {
+        box.value = q;
+        box.dispatchEvent(new Event('input', {bubbles: true}));
+        setTimeout(() => go.click(), 60);
+        window.scrollTo({top: 0, behavior: 'smooth'});
+      }
+      return;
+    }
+    const slogan = target.closest('.trag-slogan');
+    if (slogan) { slogan.classList.toggle('trag-open'); return; }
     const cite = target.closest('a.trag-cite');
     if (cite) {
       ev.preventDefault();

@@ -152,21 +152,32 @@ def parse_search_requests(reply: str, limit: int = 2) -> list[str]:
     return out[:limit]
 
 
-def context_block(sources: Sequence[Hit], max_chars: int = 600) -> str:
-    """The numbered statements as the model sees them: ``[n] Lemma 1.2 (Stacks Project): <statement>``."""
+def context_block(sources: Sequence[Hit], max_chars: int = 600, proof_chars: int = 0) -> str:
+    """The numbered statements as the model sees them: ``[n] Lemma 1.2 (Stacks Project): <statement>``, each
+    followed by the start of its proof (``Proof: ...``, at most ``proof_chars``) when it has one, so that the
+    model may quote it.
+
+    >>> from theorem_rag.records import Theorem
+    >>> t = Theorem(id="s:1", source="stacks", kind="lemma", body_latex="$1+1=2$.", doc_id="d", proof="Count.")
+    >>> print(context_block([Hit("s:1", 1.0, theorem=t)], proof_chars=100))
+    [1] Lemma (Stacks Project): $1+1=2$. Proof: Count.
+    """
     lines = []
     for i, h in enumerate(sources, 1):
         t = h.theorem
         if t is None:
             continue
-        lines.append(f"[{i}] {heading(t)} ({source_label(t.source)}): {prompt_text(t.text, max_chars)}")
+        line = f"[{i}] {heading(t)} ({source_label(t.source)}): {prompt_text(t.text, max_chars)}"
+        if proof_chars and getattr(t, "proof", ""):
+            line += f" Proof: {prompt_text(t.proof, proof_chars)}"
+        lines.append(line)
     return "\n".join(lines)
 
 
 def answer_messages(question: str, sources: Sequence[Hit], history: Sequence[dict[str, str]] = (),
                     max_chars: int = 600) -> list[dict[str, str]]:  # fmt: skip
     """System prompt with the numbered statements, the recent conversation, then the question."""
-    system = f"{SYSTEM_PROMPT}\n\nStatements:\n{context_block(sources, max_chars) or '(none found)'}"
+    system = f"{SYSTEM_PROMPT}\n\nStatements:\n{context_block(sources, max_chars, max_chars // 2) or '(none found)'}"
     return [{"role": "system", "content": system}, *history[-4:], {"role": "user", "content": question}]
 
 

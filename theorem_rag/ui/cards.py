@@ -1,9 +1,11 @@
 """Result cards as HTML: pure functions from records to escaped markup, no Gradio.
 
-A card shows the kind, number and name, the statement (mathematics left as ``$...$`` for KaTeX), the slogan, a
-source badge, a link to the source (Stacks tag page, PlanetMath entry, arXiv abstract), a copyable citation and
-thumbs up/down buttons. Buttons carry ``data-*`` attributes only; the page's script (``theorem_rag.ui.app``)
-turns clicks into feedback and clipboard copies.
+A card shows the kind, number and name, the statement (mathematics left as ``$...$`` for KaTeX, references
+resolved), the slogan when it adds something (one line, the rest on a click), the proof collapsed, "uses n ·
+used by m" links that run those searches, a source badge and link (Stacks tag page, PlanetMath entry, arXiv
+abstract), citations to copy (one line, the source's own ``\\cite`` with its BibTeX entry, Markdown), thumbs
+up/down, and the ranking's internals behind "why this result". Buttons carry ``data-*`` attributes only; the
+page's script (``theorem_rag.ui.assets``) turns clicks into feedback, searches and clipboard copies.
 
 >>> t = Theorem(id="stacks:00AC", source="stacks", kind="lemma", body_latex="Let $R$ be local.",
 ...             doc_id="stacks:algebra", number="10.18.2", url="https://stacks.math.columbia.edu/tag/00AC")
@@ -16,25 +18,36 @@ True
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+from urllib.parse import quote
 
 from theorem_rag.records import Document, Hit, PaperHit, Theorem
-from theorem_rag.ui.latex_html import statement_html
+from theorem_rag.citations import (
+    SOURCE_LABELS,
+    bibtex,
+    citation,
+    clean_title,
+    heading,
+    link,
+    markdown,
+    source_cite,
+    short_authors,
+    stacks_tag,
+)
+from theorem_rag.citations import safe_url as _safe_url
+from theorem_rag.ui.latex_html import inline_html, statement_html
 
-SOURCE_LABELS = {
-    "stacks": "Stacks Project",
-    "planetmath": "PlanetMath",
-    "openlogic": "Open Logic Project",
-    "napkin": "Napkin",
-    "hott": "HoTT Book",
-    "lebl-ra": "Lebl, Basic Analysis",
-}
 STATEMENT_CHARS = 1_500
+PROOF_CHARS = 6_000
 
 
 def _attr(value: object) -> str:
-    """Escape for a double-quoted attribute; ``$`` too, so KaTeX never pairs delimiters across attributes."""
-    return html.escape(str(value), quote=True).replace("$", "&#36;")
+    """Escape for a double-quoted attribute; ``$`` too, so KaTeX never pairs delimiters across attributes, and line
+    breaks, so the page's Markdown renderer never sees a blank line that would end the card's HTML block."""
+    return html.escape(str(value), quote=True).replace("$", "&#36;").replace("\n", "&#10;")
 
 
 def _text(value: object) -> str:
@@ -43,15 +56,6 @@ def _text(value: object) -> str:
 
 def _external(url: str) -> str:
     return f'href="{_attr(url)}" target="_blank" rel="noopener noreferrer"'
-
-
-def _safe_url(url: str | None) -> str | None:
-    return url if url and url.lower().startswith(("https://", "http://")) else None
-
-
-def clean_title(title: str) -> str:
-    """A document title without LaTeX line breaks and ties: ``A \\\\ B~C`` -> ``A B C``."""
-    return " ".join(title.replace("\\\\", " ").replace("~", " ").split())
 
 
 def source_label(source: str, document: Document | None = None) -> str:
@@ -67,60 +71,9 @@ def source_label(source: str, document: Document | None = None) -> str:
     return clean_title(document.title) if document is not None and document.title else source
 
 
-def _tag(theorem: Theorem) -> str | None:
-    if theorem.source != "stacks":
-        return None
-    tag = (theorem.meta or {}).get("tag") or theorem.id.split(":", 1)[-1]
-    return tag if len(tag) == 4 and tag.isalnum() else None
-
-
-def heading(theorem: Theorem) -> str:
-    """``Lemma 10.18.2 (Nakayama)``: kind, number and name as plain text.
-
-    >>> heading(Theorem(id="x", source="s", kind="theorem", body_latex="b", doc_id="d", name="Cantor"))
-    'Theorem (Cantor)'
-    """
-    parts = [theorem.kind.capitalize()]
-    if theorem.number:
-        parts.append(theorem.number)
-    out = " ".join(parts)
-    return f"{out} ({theorem.name})" if theorem.name else out
-
-
-def _authors(document: Document) -> str:
-    names = [a.replace("~", " ") for a in document.authors]
-    if not names:
-        return ""
-    return names[0] + (" et al." if len(names) > 2 else f" and {names[1]}" if len(names) == 2 else "")
-
-
-def citation(theorem: Theorem, document: Document | None = None) -> str:
-    """A one-line citation a mathematician can paste: source, statement and where to find it.
-
-    >>> doc = Document(id="p", source="p", title="Rank of groups", authors=("A. B", "C. D", "E. F"), year=2016,
-    ...                url="https://arxiv.org/abs/1601.00001")
-    >>> citation(Theorem(id="p:lem", source="p", kind="lemma", body_latex="b", doc_id="p", number="3.2"), doc)
-    'A. B et al., Rank of groups (2016), Lemma 3.2, https://arxiv.org/abs/1601.00001'
-    """
-    what = heading(theorem)
-    tag = _tag(theorem)
-    if tag:
-        return f"Stacks Project, {what} (Tag {tag})"
-    if theorem.source in SOURCE_LABELS:
-        title = f", {clean_title(document.title)}" if document is not None and document.title else ""
-        where = f", {theorem.url}" if _safe_url(theorem.url) else ""
-        return f"{SOURCE_LABELS[theorem.source]}{title}, {what}{where}"
-    if document is not None:
-        head = ", ".join(p for p in (_authors(document), clean_title(document.title)) if p)
-        year = f" ({document.year})" if document.year else ""
-        url = _safe_url(document.url) or _safe_url(theorem.url)
-        return f"{head}{year}, {what}" + (f", {url}" if url else "")
-    return f"{theorem.source}, {what}" + (f", {theorem.url}" if _safe_url(theorem.url) else "")
-
-
 def link_label(theorem: Theorem, url: str) -> str:
     """What the source link says: ``Tag 00AC``, ``arXiv`` or ``PlanetMath``."""
-    tag = _tag(theorem)
+    tag = stacks_tag(theorem)
     if tag:
         return f"Tag {tag}"
     if "arxiv.org" in url:
@@ -146,35 +99,142 @@ def _vote_buttons(kind: str, target: str) -> str:
     )
 
 
+@dataclass(frozen=True)
+class CardExtras:
+    """What a card shows beyond its record: the resolver for its references, how many statements use it."""
+
+    resolve: Callable[[str], Any] | None = None
+    used_by: int | None = None
+
+
+# TeX internals that plasTeX sometimes writes into an expansion (a macro's definition instead of its result).
+_BROKEN_EXPANSION = re.compile(r"\\(?:setbox|advance|global|expandafter|ifstrempty|dimen|csname)\b|\\@ ?ifnextchar|\\def\\")
+
+
+def display_text(theorem: Theorem) -> str:
+    """The statement to show: macros expanded, unless the expansion came out as TeX internals (then as written).
+
+    >>> display_text(Theorem(id="x", source="s", kind="lemma", doc_id="d", body_latex=r"$\\closure{A}$",
+    ...                      body_expanded=r"$\\setbox \\z @\\hbox{A}$"))
+    '$\\\\closure{A}$'
+    """
+    if theorem.body_expanded and _BROKEN_EXPANSION.search(theorem.body_expanded):
+        return theorem.body_latex
+    return theorem.text
+
+
+def _heading_html(theorem: Theorem, dropped: list[str] | None = None) -> str:
+    head = " ".join(p for p in (theorem.kind.capitalize(), theorem.number or "") if p)
+    return _text(head) + (f" ({inline_html(theorem.name, dropped)})" if theorem.name else "")
+
+
+def _section_html(theorem: Theorem, dropped: list[str] | None = None) -> str:
+    return " \u203a ".join(inline_html(s, dropped) for s in theorem.section[-2:])
+
+
+def slogan_line(slogan: str | None, theorem: Theorem) -> str | None:
+    """The slogan when it adds something to the card: an LLM's slogan whole; of the offline writer's, only its
+    summary (name, label words, kind and section), never its reading of the statement the card shows anyway.
+
+    >>> t = Theorem(id="x", source="s", kind="lemma", body_latex="Let $R$ be a ring.", doc_id="d",
+    ...             label="lemma-flat-base-change", section=("Flatness",))
+    >>> slogan_line("Flat base change. Lemma on flatness. Let R be a ring.", t)
+    'Flat base change. Lemma on flatness.'
+    >>> slogan_line("Lemma. Let R be a ring.", replace(t, label=None, section=())) is None
+    True
+    >>> slogan_line("Base change preserves flatness.", t)
+    'Base change preserves flatness.'
+    """
+    if not slogan:
+        return None
+    from theorem_rag.slogans.offline import offline_slogan
+
+    head = offline_slogan(replace(theorem, body_latex="", body_expanded=""))
+    if slogan.startswith(head) or slogan == offline_slogan(theorem):
+        return None if head == f"{theorem.kind.capitalize()}." else head
+    return slogan
+
+
+def _neighbour_links(theorem: Theorem, used_by: int | None) -> str:
+    links = []
+    uses = len(theorem.proof_refs)
+    if uses:
+        links.append(f'<a class="trag-nb" href="?q={_attr(quote("uses:" + theorem.id))}" '
+                     f'data-query="{_attr("uses:" + theorem.id)}">uses {uses}</a>')  # fmt: skip
+    if used_by:
+        links.append(f'<a class="trag-nb" href="?q={_attr(quote("used-by:" + theorem.id))}" '
+                     f'data-query="{_attr("used-by:" + theorem.id)}">used by {used_by}</a>')  # fmt: skip
+    return '<span class="trag-nbs">' + " \u00b7 ".join(links) + "</span>" if links else ""
+
+
+def _copy_buttons(theorem: Theorem, document: Document | None) -> str:
+    cite = citation(theorem, document)
+    latex = f"{source_cite(theorem, document)}\n\n{bibtex(theorem, document)}\n"
+    return (
+        f'<button class="trag-copy" type="button" data-copy="{_attr(cite)}" title="Copy the citation">Copy</button>'
+        f'<button class="trag-copy trag-copy-bib" type="button" data-copy="{_attr(latex)}" '
+        f'title="Copy \\cite and its BibTeX entry">BibTeX</button>'
+        f'<button class="trag-copy trag-copy-md" type="button" data-copy="{_attr(markdown(theorem, document))}" '
+        f'title="Copy a Markdown link">Markdown</button>'
+    )
+
+
+def _why(hit: Hit) -> str:
+    """The ranking's internals, behind a toggle; a calibrated confidence (when the hit has one) in front."""
+    ranks = [f"dense #{hit.dense_rank}" if hit.dense_rank else "",
+             f"text #{hit.lexical_rank}" if hit.lexical_rank else ""]  # fmt: skip
+    score = " \u00b7 ".join(p for p in [f"fused score {hit.score:.3f}", *ranks] if p)
+    confidence = getattr(hit, "confidence", None)  # the calibrated confidence of query understanding, when set
+    if isinstance(confidence, float):
+        confidence = f"confidence {confidence:.2f}"
+    shown = f'<span class="trag-confidence">{_text(confidence)}</span>' if confidence is not None else ""
+    return (f'{shown}<details class="trag-why"><summary>why this result</summary>'
+            f'<span class="trag-score">{_text(score)}</span></details>')  # fmt: skip
+
+
 def hit_card(
-    hit: Hit, document: Document | None = None, *, number: int | None = None, votes: bool = True, id_prefix: str = "hit"
+    hit: Hit,
+    document: Document | None = None,
+    *,
+    number: int | None = None,
+    votes: bool = True,
+    id_prefix: str = "hit",
+    extras: CardExtras | None = None,
 ) -> str:
     """One result card (HTML, one line) with element id ``trag-<id_prefix>-<n>``; ``number`` overrides the rank
     shown (the assistant numbers its sources)."""
     t = hit.theorem
     if t is None:
         return f'<div class="trag-card trag-missing">{_text(hit.theorem_id)}: record not found</div>'
+    extras = extras or CardExtras()
     n = number if number is not None else hit.rank
-    url = _safe_url(t.url) or (_safe_url(document.url) if document is not None else None)
-    link = f'<a class="trag-link" {_external(url)}>{_text(link_label(t, url))} \u2197</a>' if url else ""
-    slogan = f'<div class="trag-slogan">{_text(hit.slogan)}</div>' if hit.slogan else ""
-    section = " \u203a ".join(t.section[-2:])
-    where = f'<span class="trag-where">{_text(section)}</span>' if section else ""
-    ranks = [f"dense #{hit.dense_rank}" if hit.dense_rank else "",
-             f"text #{hit.lexical_rank}" if hit.lexical_rank else ""]  # fmt: skip
-    score = " \u00b7 ".join(p for p in [f"score {hit.score:.3f}", *ranks] if p)
-    cite = citation(t, document)
+    url = link(t, document)
+    source_link = f'<a class="trag-link" {_external(url)}>{_text(link_label(t, url))} \u2197</a>' if url else ""
+    line = slogan_line(hit.slogan, t)
+    slogan = f'<div class="trag-slogan" title="Click to show all">{_text(line)}</div>' if line else ""
+    section = _section_html(t)
+    where = f'<span class="trag-where">{section}</span>' if section else ""
+    statement = statement_html(display_text(t), max_chars=STATEMENT_CHARS, resolve=extras.resolve, source_url=url)
+    proof = ""
+    if getattr(t, "proof", ""):
+        body = statement_html(t.proof, max_chars=PROOF_CHARS, resolve=extras.resolve, source_url=url)
+        proof = f'<details class="trag-proof"><summary>Proof</summary><div class="trag-proof-body">{body}</div></details>'
     return (
         f'<div class="trag-card" id="trag-{_attr(id_prefix)}-{_attr(n)}" data-theorem-id="{_attr(t.id)}">'
         f'<div class="trag-head"><span class="trag-rank">{_text(n)}</span>'
-        f'<span class="trag-kind trag-kind-{_attr(t.kind)}">{_text(heading(t))}</span>'
-        f'<span class="trag-badge">{_text(source_label(t.source, document))}</span>{where}{link}</div>'
-        f'<div class="trag-statement">{statement_html(t.text, max_chars=STATEMENT_CHARS)}</div>{slogan}'
-        f'<div class="trag-foot"><code class="trag-cite">{_text(cite)}</code>'
-        f'<button class="trag-copy" type="button" data-copy="{_attr(cite)}" title="Copy citation">Copy</button>'
-        f'<span class="trag-id">{_text(t.id)}</span><span class="trag-score">{_text(score)}</span>'
+        f'<span class="trag-kind trag-kind-{_attr(t.kind)}">{_heading_html(t)}</span>'
+        f'<span class="trag-badge">{_text(source_label(t.source, document))}</span>{where}{source_link}</div>'
+        f'<div class="trag-statement">{statement}</div>{slogan}{proof}'
+        f'<div class="trag-foot"><code class="trag-cite">{_text(citation(t, document))}</code>{_copy_buttons(t, document)}'
+        f'<span class="trag-id">{_text(t.id)}</span>{_neighbour_links(t, extras.used_by)}{_why(hit)}'
         f'{_vote_buttons("theorem-id", t.id) if votes else ""}</div></div>'
     )
+
+
+def card_parts(theorem: Theorem, *, resolve: Any = None, dropped: list[str] | None = None) -> tuple[str, str]:
+    """``(header, statement)`` HTML as a card shows them in full: what ``theorem-rag corpus lint`` checks."""
+    header = f"{_heading_html(theorem, dropped)} {_section_html(theorem, dropped)}"
+    return header, statement_html(display_text(theorem), resolve=resolve, source_url=theorem.url, dropped=dropped)
 
 
 def paper_card(paper: PaperHit, *, statements: int = 3) -> str:
@@ -186,7 +246,7 @@ def paper_card(paper: PaperHit, *, statements: int = 3) -> str:
     title_html = f"<a {_external(url)}>{title_html}</a>" if url else title_html
     meta = []
     if d is not None:
-        meta += [_authors(d), str(d.year) if d.year else "", source_label(d.source, d)]
+        meta += [short_authors(d), str(d.year) if d.year else "", source_label(d.source, d)]
     meta_html = " \u00b7 ".join(_text(m) for m in meta if m)
     inner = "".join(
         hit_card(h, d, number=i, id_prefix=f"p{paper.rank}") for i, h in enumerate(paper.hits[:statements], 1)
@@ -199,12 +259,14 @@ def paper_card(paper: PaperHit, *, statements: int = 3) -> str:
     )
 
 
-def results_html(hits: Sequence[Hit], documents: dict[str, Document] | None = None, *, query: str = "") -> str:
-    """The search tab's result list; an empty list says so."""
+def results_html(hits: Sequence[Hit], documents: dict[str, Document] | None = None, *, query: str = "",
+                 extras: Mapping[str, CardExtras] | None = None) -> str:  # fmt: skip
+    """The search tab's result list; an empty list says so. ``extras`` by theorem id."""
     if not hits:
         return message_html("No statements matched" + (f" \u201c{query}\u201d" if query else "") + ".", "info")
-    docs = documents or {}
-    return "".join(hit_card(h, docs.get(h.theorem.doc_id) if h.theorem else None) for h in hits)
+    docs, more = documents or {}, extras or {}
+    return "".join(hit_card(h, docs.get(h.theorem.doc_id) if h.theorem else None, extras=more.get(h.theorem_id))
+                   for h in hits)  # fmt: skip
 
 
 def papers_html(papers: Sequence[PaperHit], *, query: str = "") -> str:
@@ -213,13 +275,15 @@ def papers_html(papers: Sequence[PaperHit], *, query: str = "") -> str:
     return "".join(paper_card(p) for p in papers)
 
 
-def sources_html(hits: Sequence[Hit], documents: dict[str, Document] | None = None) -> str:
+def sources_html(hits: Sequence[Hit], documents: dict[str, Document] | None = None,
+                 extras: Mapping[str, CardExtras] | None = None) -> str:  # fmt: skip
     """The assistant's numbered sources, [1]..[n], as compact cards the answer's citations link to."""
     if not hits:
         return message_html("No statements retrieved yet.", "info")
-    docs = documents or {}
+    docs, more = documents or {}, extras or {}
     return "".join(
-        hit_card(h, docs.get(h.theorem.doc_id) if h.theorem else None, number=i, id_prefix="src")
+        hit_card(h, docs.get(h.theorem.doc_id) if h.theorem else None, number=i, id_prefix="src",
+                 extras=more.get(h.theorem_id))
         for i, h in enumerate(hits, 1)
     )  # fmt: skip
 

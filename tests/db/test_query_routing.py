@@ -1,0 +1,106 @@
+"""Query understanding against the real store: each rule changes the ranking it should, and only with it on.
+
+Hand-written statements and a digest embedding that knows nothing about words, so only the rules (and full-text
+search) can bring the right statement first; every test also checks that the same query without query
+understanding does not.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from db_helpers import DIM, make_embedding, text_vector
+from theorem_rag.records import Document, Theorem
+from theorem_rag.retrieval.retriever import TheoremRetriever
+
+pytestmark = pytest.mark.db
+
+DOCS = [
+    Document(id="nt", source="planetmath", title="Number theory"),
+    Document(id="top", source="planetmath", title="Topology"),
+    Document(id="sag", source="papers", title="A Foundation for Synthetic Algebraic Geometry",
+             url="https://arxiv.org/abs/2307.00073", meta={"arxiv_id": "2307.00073"}),
+]  # fmt: skip
+THEOREMS = [
+    Theorem(id="crt", source="planetmath", kind="theorem", doc_id="nt", name="Chinese remainder theorem",
+            body_latex="If $m, n$ are coprime then $\\mathbb{Z}/mn \\cong \\mathbb{Z}/m \\times \\mathbb{Z}/n$."),
+    Theorem(id="flt", source="planetmath", kind="theorem", doc_id="nt", name="Fermat's little theorem",
+            body_latex="If $p$ is prime and $p \\nmid a$ then $a^{p-1} \\equiv 1 \\pmod p$."),
+    Theorem(id="nak", source="stacks", kind="lemma", doc_id="nt", name="Nakayama's lemma",
+            body_latex="Let $M$ be a finite module with $IM = M$ ..."),
+    Theorem(id="metric-def", source="planetmath", kind="definition", doc_id="top", name="metric space",
+            body_latex="A metric space is a set $X$ with a distance function $d$ ..."),
+    Theorem(id="metric-thm", source="planetmath", kind="theorem", doc_id="top", name="metric spaces are Hausdorff",
+            body_latex="Every metric space is a Hausdorff space; a metric space metric space is normal."),
+    Theorem(id="sag:1", source="papers", kind="definition", doc_id="sag", number="1.1", file="a.tex", line=1,
+            body_latex="A scheme is a type with a cover by open affines."),
+    Theorem(id="sag:2", source="papers", kind="lemma", doc_id="sag", number="1.2", file="a.tex", line=9,
+            body_latex="Open subschemes of affine schemes are schemes."),
+] + [
+    Theorem(id=f"filler{i}", source="stacks", kind="lemma", doc_id="nt", body_latex=f"Filler statement {i} about rings.")
+    for i in range(12)
+]  # fmt: skip
+SLOGANS = {
+    # What the slogans' LaTeX reader makes of the formula: the digest embedding of the same text is the same vector.
+    "flt": "a p-1 equivalent to 1 modulo p",
+    "crt": "Chinese remainder theorem: coprime moduli give a product of rings.",
+}
+
+
+def _load(store):
+    store.upsert_documents(DOCS)
+    store.upsert_theorems(THEOREMS, slogans=SLOGANS)
+    store.vector_space("toy", DIM)
+    store.write_vectors("toy", [t.id for t in THEOREMS], [text_vector(SLOGANS.get(t.id, t.body_latex)) for t in THEOREMS])
+    store.build_index("toy")
+
+
+@pytest.fixture
+def retrievers(store):
+    _load(store)
+    on = TheoremRetriever(store, make_embedding(), space="toy", k=5, pool=20)
+    return on, on.with_options(understand=False)
+
+
+def _top(retriever, query):
+    hits = retriever.search(query)
+    return hits[0].theorem_id if hits else None
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("CRT", "crt"),                                   # acronym expanded
+    ("théorème chinois des restes", "crt"),           # French name through the glossary
+    ("Chinesischer Restsatz", "crt"),                 # German compound
+    ("a^(p-1) = 1 mod p", "flt"),                     # ASCII math read as the slogans read LaTeX
+    ("what is a metric space", "metric-def"),         # the definition first
+    ("2307.00073", "sag:1"),                          # arXiv id: the paper's statements, in source order
+    ("A foundation for synthetic algebraic geometry", "sag:1"),  # the paper's title
+    ("Nakayma lemma", "nak"),                         # did you mean (pg_trgm)
+])  # fmt: skip
+def test_each_rule_brings_the_right_statement_first(retrievers, query, expected):
+    on, off = retrievers
+    assert _top(on, query) == expected
+    assert _top(off, query) != expected
+
+
+def test_a_bare_term_puts_its_definition_first_and_statements_keep_their_order(retrievers):
+    on, off = retrievers
+    assert [h.theorem_id for h in on.search("metric spaces")][0] == "metric-def"
+    statement = "every metric space is a Hausdorff space"
+    assert [h.theorem_id for h in on.search(statement)] == [h.theorem_id for h in off.search(statement)]
+
+
+def test_lookups(store):
+    _load(store)
+    assert store.definitions_named("metric spaces", exact=True) == ["metric-def"]
+    assert store.definitions_named("space", exact=True) == []
+    assert store.documents_by_identifier("2307.00073", None) == ["sag"]
+    assert store.documents_by_identifier(None, "10.1/none") == []
+    assert store.similar_names("nakayma lemma")[0][0] == "Nakayama's lemma"
+
+
+def test_hits_carry_confidence_and_evidence(retrievers):
+    on, _ = retrievers
+    hits = on.search("Chinese remainder theorem")
+    assert hits[0].theorem_id == "crt" and hits[0].named and hits[0].cosine is not None
+    assert all(0 <= h.confidence <= 1 for h in hits) and hits[0].confidence > hits[-1].confidence

@@ -1,0 +1,51 @@
+"""Look-ups query understanding needs from the store: definitions by name, papers by identifier or title, and
+names close to a misspelt one. A mixin of :class:`~theorem_rag.db.store.TheoremStore`; SQL in ``lookup_sql``.
+
+>>> store.definitions_named("metric space", exact=True)          # doctest: +SKIP
+['planetmath:MetricSpace']
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from theorem_rag.db import lookup_sql
+from theorem_rag.filters import Filters
+
+
+class LookupOps:
+    """Needs ``connection()`` and ``names`` from the store."""
+
+    _titles: list[tuple[str, str]] | None = None
+    _titles_lock = threading.Lock()
+
+    def definitions_named(self, term: str, *, exact: bool = True, k: int = 10, filters: Any = None) -> list[str]:
+        """Ids of definitions named ``term`` (or its plural, or with it as a recorded alias); see ``lookup_sql``."""
+        query, params = lookup_sql.definitions_named(self.names, term, exact=exact, filters=Filters.from_mapping(filters), k=k)
+        with self.connection() as conn:
+            return [r[0] for r in conn.execute(query, params).fetchall()]
+
+    def documents_by_identifier(self, arxiv_id: str | None = None, doi: str | None = None) -> list[str]:
+        """Ids of documents recorded with this arXiv id or DOI."""
+        if not arxiv_id and not doi:
+            return []
+        query, params = lookup_sql.documents_by_identifier(self.names, arxiv_id, doi)
+        with self.connection() as conn:
+            return [r[0] for r in conn.execute(query, params).fetchall()]
+
+    def document_titles(self) -> list[tuple[str, str]]:
+        """(id, title) of documents with titles of three words or more; read once per store (titles change only
+        with a rebuild, and a stale list only misses a title route)."""
+        with self._titles_lock:
+            if self._titles is None:
+                query, params = lookup_sql.document_titles(self.names)
+                with self.connection() as conn:
+                    self._titles = [(r[0], r[1]) for r in conn.execute(query, params).fetchall()]
+            return self._titles
+
+    def similar_names(self, text: str, k: int = 3, threshold: float = 0.45) -> list[tuple[str, float]]:
+        """Statement names closest to ``text`` by trigram similarity, best first, as (name, similarity)."""
+        query, params = lookup_sql.similar_names(self.names, text, k, threshold)
+        with self.connection() as conn:
+            return [(r[0], float(r[1])) for r in conn.execute(query, params).fetchall()]

@@ -1,0 +1,105 @@
+"""SQL text for the look-ups of query understanding, built apart from running it: every value bound.
+
+Definitions named as a term, documents by arXiv id or DOI, names close to a misspelt one (pg_trgm).
+
+>>> q, p = definitions_named(Names("theorems"), "metric space", exact=True, filters=Filters(), k=5)
+>>> p[0]
+['metric space', 'metric spaces', 'metric spaces']
+"""
+
+from __future__ import annotations
+
+from psycopg import sql
+
+from theorem_rag.db.names import Names
+from theorem_rag.db.sqltext import filter_clause
+from theorem_rag.filters import Filters
+from theorem_rag.query import query_tokens
+
+DEFINITION_KINDS = ["definition"]
+
+
+def number_forms(term: str) -> list[str]:
+    """The term, its plural and its singular (English, last word only): "metric space" <-> "metric spaces".
+
+    >>> number_forms("metric spaces"), number_forms("category")
+    (['metric spaces', 'metric spacess', 'metric space'], ['category', 'categories', 'categorys'])
+    """
+    plural = term[:-1] + "ies" if term.endswith("y") and not term.endswith(("ay", "ey", "oy")) else term + "s"
+    if term.endswith("ies"):
+        singular = term[:-3] + "y"
+    elif term.endswith("s") and not term.endswith("ss"):
+        singular = term[:-1]
+    else:
+        singular = term + "s" if not term.endswith("y") else term[:-1] + "ys"
+    return [term, plural, singular]
+
+
+# Head nouns a Stacks label often leaves out ("definition-smooth" defines a smooth morphism).
+HEAD_NOUNS = {"morphism", "morphisms", "map", "maps", "ring", "rings", "module", "modules", "space", "spaces",
+              "group", "groups", "function", "functions", "set", "sets", "functor", "functors", "sheaf", "sheaves",
+              "scheme", "schemes", "object", "objects", "extension", "extensions"}  # fmt: skip
+
+
+def _slug(term: str) -> str:
+    return "-".join(query_tokens(term))
+
+
+def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters, k: int) -> tuple[sql.Composed, list]:
+    """Definitions named ``term`` (or its plural or singular): by name, recorded alias, or a label ending in
+    ``definition-<term>`` (the Stacks Project names definitions only in labels). With ``exact=False`` also those
+    whose name has every word of the term, or whose label has it without a head noun (``definition-smooth`` for
+    "smooth morphism"); exact matches first, then shorter names and labels."""
+    year = sql.SQL("(SELECT d.year FROM {d} AS d WHERE d.id = t.doc_id)").format(d=sql.Identifier(names.documents))
+    where, fparams = filter_clause(filters, "t", year_column=year)
+    t = term.strip().lower()
+    forms = number_forms(t)
+    labels = [f"%definition-{_slug(f)}" for f in forms]
+    alias = ("EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce(t.meta -> 'synonyms', '[]')) AS s(x) "
+             "WHERE lower(s.x) = ANY(%s))")  # fmt: skip
+    exact_sql = f"(lower(t.name) = ANY(%s) OR {alias} OR lower(t.label) LIKE ANY(%s))"
+    params: list = [forms, forms, labels, DEFINITION_KINDS, forms, forms, labels]
+    loose = ""
+    if not exact:
+        words = list(dict.fromkeys(query_tokens(term)))
+        core = words[:-1] if len(words) > 1 and words[-1] in HEAD_NOUNS else words
+        # Every word of the term in the name (weight A of the full-text vector, so the GIN index serves it).
+        loose = "OR t.tsv @@ to_tsquery('english', %s) OR lower(t.label) LIKE %s"
+        params += [" & ".join(f"{w}:A" for w in words) or "''", f"%definition-{'-'.join(core)}%"]
+    query = sql.SQL(
+        """SELECT t.id, t.doc_id, {exact} AS exact
+        FROM {t} AS t
+        WHERE t.kind = ANY(%s) AND ({exact} {loose}) AND {where}
+        ORDER BY exact DESC, length(coalesce(t.name, t.label, '')), t.id LIMIT %s"""
+    ).format(t=sql.Identifier(names.theorems), exact=sql.SQL(exact_sql), loose=sql.SQL(loose), where=where)
+    return query, [*params, *fparams, k]
+
+
+def documents_by_identifier(names: Names, arxiv_id: str | None, doi: str | None) -> tuple[sql.Composed, list]:
+    """Documents whose recorded arXiv id, DOI or URL carries the identifier."""
+    query = sql.SQL(
+        """SELECT id FROM {d}
+        WHERE (%s::text IS NOT NULL AND (meta ->> 'arxiv_id' = %s OR url LIKE %s))
+           OR (%s::text IS NOT NULL AND (lower(meta ->> 'doi') = lower(%s) OR lower(url) LIKE lower(%s)))
+        ORDER BY id LIMIT 5"""
+    ).format(d=sql.Identifier(names.documents))
+    return query, [arxiv_id, arxiv_id, f"%{arxiv_id}%", doi, doi, f"%{doi}%"]
+
+
+def document_titles(names: Names, min_words: int = 3) -> tuple[sql.Composed, list]:
+    """Ids and titles of documents with a title of at least ``min_words`` words (papers, books, chapters)."""
+    query = sql.SQL(
+        "SELECT id, title FROM {d} WHERE array_length(regexp_split_to_array(trim(title), '\\s+'), 1) >= %s ORDER BY id"
+    ).format(d=sql.Identifier(names.documents))
+    return query, [min_words]
+
+
+def similar_names(names: Names, text: str, k: int, threshold: float) -> tuple[sql.Composed, list]:
+    """Statement names closest to ``text`` by trigram similarity (pg_trgm), at least ``threshold``."""
+    query = sql.SQL(
+        """SELECT name, max(similarity(lower(name), %s)) AS sim FROM {t}
+        WHERE name IS NOT NULL AND lower(name) %% %s GROUP BY name HAVING max(similarity(lower(name), %s)) >= %s
+        ORDER BY sim DESC, name LIMIT %s"""
+    ).format(t=sql.Identifier(names.theorems))
+    t = text.strip().lower()
+    return query, [t, t, t, threshold, k]

@@ -1,0 +1,98 @@
+"""How sure a ranking is, pure: a calibrated confidence per hit and a ``confident`` flag per response.
+
+A hit's confidence is a logistic function of what the retriever saw for it: the cosine between the query and the
+statement's slogan (``cosine``), whether full-text search found it among its first ten (``lexical``), and whether
+a rule put it first because it is named as asked (an exact name or alias, the definition of the term asked for,
+the paper asked for by id or title: ``named``). The weights and the threshold are fitted by
+``benchmarks/calibrate_confidence.py`` on one half of the dev sets (target: the gold statement in the top 5) and
+checked on the other half, so the confidence reads as a probability that the result is what was asked for; a
+response is ``confident`` when its first hit reaches the threshold. The fitted numbers are in
+``data/confidence.json`` with the command and the figures they were checked on.
+
+>>> round(hit_confidence(cosine=0.9, lexical=True, named=True), 2) > 0.9
+True
+>>> confident([hit_confidence(cosine=0.05, lexical=False, named=False)])
+False
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+_FILE = Path(__file__).parent / "data" / "confidence.json"
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Logistic weights over (cosine, lexical, named), a bias, and the threshold of ``confident``."""
+
+    w_cosine: float = 12.0
+    w_lexical: float = 1.0
+    w_named: float = 4.0
+    bias: float = -5.0
+    threshold: float = 0.5
+
+    def score(self, cosine: float, lexical: bool, named: bool) -> float:
+        z = self.bias + self.w_cosine * cosine + self.w_lexical * float(lexical) + self.w_named * float(named)
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+@lru_cache(maxsize=1)
+def calibration() -> Calibration:
+    """The fitted calibration from ``data/confidence.json`` (the defaults above when the file is absent)."""
+    if not _FILE.exists():
+        return Calibration()
+    data = json.loads(_FILE.read_text(encoding="utf-8"))
+    return Calibration(**{k: float(data[k]) for k in ("w_cosine", "w_lexical", "w_named", "bias", "threshold")})
+
+
+def hit_confidence(cosine: float | None, lexical: bool, named: bool, calib: Calibration | None = None) -> float:
+    """The calibrated confidence (0..1) of one hit; ``cosine`` None (no dense score) counts as 0."""
+    return (calib or calibration()).score(cosine or 0.0, lexical, named)
+
+
+def confident(confidences: Sequence[float | None], calib: Calibration | None = None) -> bool:
+    """True when the first hit's confidence reaches the calibrated threshold (no hits: False)."""
+    if not confidences or confidences[0] is None:
+        return False
+    return confidences[0] >= (calib or calibration()).threshold
+
+
+NO_MATCH_MESSAGE = "No close match: nothing in the index matches this query well."
+NO_MATCH_HINTS = (
+    "check the spelling of names",
+    "use the usual English name of the result (\"Nakayama's lemma\", \"mean value theorem\")",
+    "describe the statement in words, or write the formula in LaTeX",
+    "drop filters that may exclude it",
+)
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """What a response says about itself: is the first hit a close match, how sure, and what to try if not.
+
+    >>> a = assess([0.02], did_you_mean="Nakayama's lemma")
+    >>> a.confident, a.message is not None, a.suggestions[0]
+    (False, True, "did you mean: Nakayama's lemma")
+    """
+
+    confident: bool
+    confidence: float
+    message: str | None = None
+    suggestions: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def assess(confidences: Sequence[float | None], *, did_you_mean: str | None = None, notes: Sequence[str] = (),
+           calib: Calibration | None = None) -> Assessment:  # fmt: skip
+    """The :class:`Assessment` of a ranking from its hits' confidences (best first)."""
+    top = float(confidences[0]) if confidences and confidences[0] is not None else 0.0
+    ok = confident(confidences, calib)
+    suggestions = ([f"did you mean: {did_you_mean}"] if did_you_mean else []) + ([] if ok else list(NO_MATCH_HINTS))
+    return Assessment(confident=ok, confidence=round(top, 4), message=None if ok else NO_MATCH_MESSAGE,
+                      suggestions=tuple(suggestions), notes=tuple(notes))  # fmt: skip

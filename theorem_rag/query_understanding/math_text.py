@@ -1,0 +1,119 @@
+"""Queries written as formulas: LaTeX, or plain ASCII math such as ``a^(p-1) = 1 mod p``, read as the slogans are.
+
+A LaTeX query goes through :func:`theorem_rag.slogans.latex_text.latex_to_text`, the same reader the offline slogans
+use, so ``$a^{p-1} \\equiv 1 \\pmod p$`` becomes the words a statement's slogan has for that formula. ASCII math
+is first rewritten into LaTeX (``<=`` to ``\\le``, ``x = y mod n`` to ``x \\equiv y \\pmod n``, ``phi`` to
+``\\varphi``, ``C(n,k)`` to ``\\binom{n}{k}``, ...) and then read the same way.
+
+>>> formula_text(r"$a^{p-1} \\equiv 1 \\pmod p$")
+'a p-1 equivalent to 1 modulo p'
+>>> formula_text("a^(p-1) = 1 mod p")
+'a p-1 equivalent to 1 modulo p'
+>>> formula_text("every group of prime order is cyclic") is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+
+from theorem_rag.slogans.latex_text import latex_to_text
+
+_LATEX = re.compile(r"\$|\\[A-Za-z]+|\\[\[\(]|[_^]\{")
+# Operators and shapes that only occur in formulas: a query with any of them is read as ASCII math.
+_ASCII_MATH = re.compile(r"[\^=<>|]|!\s*(?:=|\)|$)|\)!|\bmod\b.*\d|\d\s*[-+*/]\s*\w|\w\s*[-+*/]\s*\d|\bsqrt\b|~")
+_GREEK = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau upsilon phi "
+          "chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega").split()  # fmt: skip
+_FUNCS = {"sum": r"\sum", "prod": r"\prod", "int": r"\int", "lim": r"\lim", "sqrt": r"\sqrt", "ln": r"\ln",
+          "log": r"\log", "exp": r"\exp", "sin": r"\sin", "cos": r"\cos", "inf": r"\infty", "infinity": r"\infty",
+          "infty": r"\infty", "dim": r"\dim", "det": r"\det", "gcd": r"\gcd"}  # fmt: skip
+_OPS = [("<=>", r" \iff "), ("<->", r" \iff "), ("=>", r" \implies "), ("->", r" \to "), ("<=", r" \le "),
+        (">=", r" \ge "), ("!=", r" \neq "), ("=/=", r" \neq "), ("~=", r" \cong "), ("==", r" \equiv "), ("~", r" \sim ")]  # fmt: skip
+
+
+def is_latex(query: str) -> bool:
+    """True when the query has math delimiters, a control word or a braced sub/superscript."""
+    return bool(_LATEX.search(query))
+
+
+def is_ascii_math(query: str) -> bool:
+    """True when the query has a formula operator (``^ = < > |``, a factorial, ``mod`` with a number, ...)."""
+    return not is_latex(query) and bool(_ASCII_MATH.search(query))
+
+
+def _group(text: str, start: int) -> tuple[str, int]:
+    """The parenthesised group opening at ``text[start]`` and the index after it."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[start + 1 : i], i + 1
+    return text[start + 1 :], len(text)
+
+
+def _braces(text: str) -> str:
+    """``x^(p-1)`` -> ``x^{p-1}``, ``a_(n)`` -> ``a_{n}``: a parenthesised exponent or index becomes a group."""
+    out, i = [], 0
+    while i < len(text):
+        if text[i] in "^_" and i + 1 < len(text) and text[i + 1] == "(":
+            inner, end = _group(text, i + 1)
+            out.append(f"{text[i]}{{{_braces(inner)}}}")
+            i = end
+            continue
+        out.append(text[i])
+        i += 1
+    return "".join(out)
+
+
+def ascii_to_latex(query: str) -> str:
+    """Rewrite plain ASCII math into LaTeX the slogans' reader understands.
+
+    >>> ascii_to_latex("(p-1)! = -1 mod p")
+    '(p-1)! \\\\equiv -1 \\\\pmod{p}'
+    >>> ascii_to_latex("|<x,y>| <= ||x|| ||y||")
+    '|\\\\langle x,y\\\\rangle| \\\\le \\\\|x\\\\| \\\\|y\\\\|'
+    """
+    text = _braces(query)
+    text = re.sub(r"\|\|([^|]+)\|\|", r"\\|\1\\|", text)
+    text = re.sub(r"<([^<>=]+,[^<>=]+)>", r"\\langle \1\\rangle", text)
+    text = re.sub(r"\bC\(\s*(\w+)\s*,\s*(\w+)\s*\)", r"\\binom{\1}{\2}", text)
+    # "x = y mod n", "x = y (mod n)": a congruence.
+    congruence = re.search(r"=(.*?)\(?\bmod\s*([\w+-]+)\)?\s*$", text)
+    if congruence:
+        text = text[: congruence.start()] + rf"\equiv{congruence.group(1)}\pmod{{{congruence.group(2)}}}"
+    for op, tex in _OPS:
+        text = text.replace(op, tex)
+    words = _GREEK + list(_FUNCS)
+    text = re.sub(r"(?<![\\\w])(" + "|".join(words) + r")(?!\w)",
+                  lambda m: _FUNCS.get(m.group(1), "\\" + m.group(1)), text)  # fmt: skip
+    text = text.replace(r"\phi", r"\varphi")
+    return " ".join(text.split())
+
+
+# A LaTeX query with more words of prose than this outside its math is a statement written out (a premise, a
+# slogan with symbols), searched as typed as before; only formula-like queries are read into words.
+MAX_PROSE_WORDS = 8
+_MATH = re.compile(r"\$\$.*?\$\$|\$.*?\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
+
+
+def prose_words(query: str) -> int:
+    """Words outside the math of a LaTeX query.
+
+    >>> prose_words(r"$x^n + y^n = z^n$ has no solutions for $n > 2$")
+    4
+    """
+    return len(re.findall(r"[A-Za-z]{2,}", _MATH.sub(" ", query)))
+
+
+def formula_text(query: str) -> str | None:
+    """The query as the slogans' words when it is a formula (LaTeX or ASCII math), else None."""
+    if is_latex(query):
+        if prose_words(query) > MAX_PROSE_WORDS:
+            return None
+        latex = query
+    elif is_ascii_math(query):
+        latex = "$" + ascii_to_latex(query) + "$"
+    else:
+        return None
+    text = " ".join(latex_to_text(latex).split())
+    return text or None

@@ -1,0 +1,111 @@
+"""``understand(query)``: every query rule applied once, into a :class:`QueryPlan` the retriever searches with.
+
+The plan keeps the query as typed (``original``), the text searched first (``text``: repeated words collapsed,
+accents folded, a "definition of" preface dropped, a formula read as the slogans read it) and ``variants``
+searched beside it and fused (acronyms expanded, the English of a French, German or Spanish name, the query with
+its accents). ``definition_of`` asks for definitions of a term first; ``arxiv_id``, ``doi`` and ``title`` route to
+a paper. ``notes`` say in words what was done, for people.
+
+>>> p = understand("CRT")
+>>> p.text, p.variants
+('CRT', ('Chinese remainder theorem',))
+>>> understand("What is a Hausdorff space?").definition_of
+'Hausdorff space'
+>>> p = understand("théorème chinois des restes")
+>>> p.text, p.variants
+('theorem chinese remainder', ('théorème chinois des restes',))
+>>> understand("lemma lemma Nakayama").text
+'lemma Nakayama'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from theorem_rag.query_understanding.intent import (
+    RESULT_WORDS, arxiv_id, bare_noun_phrase, definition_subject, doi,
+)  # fmt: skip
+from theorem_rag.query_understanding.lexicon import expansions
+from theorem_rag.query_understanding.math_text import formula_text
+from theorem_rag.query_understanding.text import collapse_repeats, fold_accents, normalize_spaces
+from theorem_rag.query_understanding.translate import translate
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+MAX_VARIANTS = 3
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """What to search for one query; see :func:`understand`."""
+
+    original: str
+    text: str
+    variants: tuple[str, ...] = ()
+    definition_of: str | None = None
+    bare_term: bool = False
+    arxiv_id: str | None = None
+    doi: str | None = None
+    formula: bool = False
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        """The main text and its variants, each searched and fused."""
+        return (self.text, *self.variants)
+
+
+def _expand_acronyms(text: str) -> list[tuple[str, str, str]]:
+    """(acronym, expansion, text with the acronym replaced) for every acronym token of ``text``."""
+    out = []
+    for m in _TOKEN.finditer(text):
+        for expansion in expansions(m.group(0)):
+            out.append((m.group(0), expansion, text[: m.start()] + expansion + text[m.end() :]))
+    return out
+
+
+def understand(query: str) -> QueryPlan:
+    """Apply the query rules (pure; no database): see the module docstring."""
+    notes: list[str] = []
+    typed = normalize_spaces(query)
+    text = collapse_repeats(typed)
+    if text != typed:
+        notes.append("repeated words collapsed")
+    folded = fold_accents(text)
+    variants: list[str] = []
+    formula = formula_text(folded)
+    if formula is not None:
+        notes.append(f"formula read as: {formula}")
+        variants.append(folded)
+        folded = formula
+    subject = definition_subject(folded)
+    definition_of = None
+    if subject and not (set(w.lower() for w in subject.split()) & RESULT_WORDS):
+        definition_of = subject
+        notes.append(f"definitions of {subject!r} first")
+        folded = subject
+    elif subject:
+        folded = subject
+    bare = definition_of is None and formula is None and bare_noun_phrase(folded)
+    english = translate(text) if formula is None else None
+    if english:
+        # The English name is searched first (the embedding model and the full-text stemmer are English); the
+        # query as typed stays a variant, so a name recorded in the corpus in that language still matches.
+        notes.append(f"read as English: {english}")
+        variants.insert(0, text)
+        folded = english
+    for acronym, expansion, expanded in _expand_acronyms(folded):
+        notes.append(f"{acronym} = {expansion}")
+        variants.append(expanded)
+    if folded != text and formula is None and text not in variants:
+        variants.append(text)  # as typed, accents and all: accents folded on the query side, the typed form kept
+    seen = {folded.lower()}
+    unique = []
+    for v in variants:
+        if v.lower() not in seen:
+            seen.add(v.lower())
+            unique.append(v)
+    return QueryPlan(
+        original=query, text=folded, variants=tuple(unique[:MAX_VARIANTS]), definition_of=definition_of,
+        bare_term=bare, arxiv_id=arxiv_id(query), doi=doi(query), formula=formula is not None, notes=tuple(notes),
+    )  # fmt: skip
