@@ -74,7 +74,7 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps, LookupOps):
     """
 
     def __init__(
-        self, dsn: str, table: str = "theorems", *, pool_size: int = 8, timeout: float = 5.0, max_query_chars: int = 20_000,
+        self, dsn: str, table: str = "theorems", *, pool_size: int = 4, timeout: float = 5.0, max_query_chars: int = 20_000,
         statement_timeout: float = 0,
     ) -> None:
         if statement_timeout < 0:
@@ -147,6 +147,10 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps, LookupOps):
                 yield
             finally:
                 self._local.conn = None
+
+    def is_pinned(self) -> bool:
+        """Whether this thread is inside :meth:`pinned` (its queries then share one connection, in sequence)."""
+        return getattr(self._local, "conn", None) is not None
 
     def _where(self) -> str:
         # Never print a password: show only host/socket and database.

@@ -116,8 +116,8 @@ class TheoremRetriever(BaseRetriever):
         extra_spaces: Sequence[str] = (),
         reranker: Any = None,
         rerank_depth: int = 100,
-        parallel_text: bool = True,
         understand: bool = True,
+        parallel_text: bool = True,
         **kwargs: Any,
     ) -> None:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1 or pool < k:
@@ -129,8 +129,8 @@ class TheoremRetriever(BaseRetriever):
         self.extra_spaces = tuple(extra_spaces)
         self.max_query_chars = max_query_chars
         self.reranker, self.rerank_depth = reranker, rerank_depth
-        self.parallel_text = parallel_text
         self.understand = understand
+        self.parallel_text = parallel_text
         super().__init__(**kwargs)
 
     def options(self) -> dict[str, Any]:
@@ -139,7 +139,7 @@ class TheoremRetriever(BaseRetriever):
             k=self.k, pool=self.pool, ef_search=self.ef_search, iterative_scan=self.iterative_scan, hybrid=self.hybrid,
             rrf_k=self.rrf_k, filters=self.filters, max_query_chars=self.max_query_chars, depth=self.depth,
             lexical_weights=self.lexical_weights, extra_spaces=self.extra_spaces, reranker=self.reranker,
-            rerank_depth=self.rerank_depth, parallel_text=self.parallel_text, understand=self.understand,
+            rerank_depth=self.rerank_depth, understand=self.understand, parallel_text=self.parallel_text,
         )  # fmt: skip
 
     def with_options(self, **overrides: Any) -> TheoremRetriever:
@@ -199,10 +199,13 @@ class TheoremRetriever(BaseRetriever):
         lexical: list[Hit] = []
         cosine: dict[str, float] = {}
         texts = list(plan.texts)
-        i = 0
-        # With parallel_text the first full-text query runs on its own connection meanwhile (it needs no embedding).
+        # With parallel_text the first text's full-text query runs on its own connection while it is embedded and
+        # the dense side searched (it needs no embedding), unless the caller pinned one connection for the whole
+        # search (servers do, to take one checkout).
+        pinned = getattr(self.store, "is_pinned", lambda: False)()
         pending = _in_background(self.store.search_text, texts[0], k=depth, filters=filters) if (
-            self.hybrid and self.parallel_text) else None  # fmt: skip
+            texts and self.hybrid and self.parallel_text and not pinned) else None  # fmt: skip
+        i = 0
         try:
             while i < len(texts):
                 query = texts[i]
@@ -218,8 +221,10 @@ class TheoremRetriever(BaseRetriever):
                     rankings.append(ranking)
                     weights.append(1.0)
                 if self.hybrid:
-                    found = pending.result() if i == 0 and pending is not None else self.store.search_text(
-                        query, k=depth, filters=filters)
+                    if i == 0 and pending is not None:
+                        found = pending.result()
+                    else:
+                        found = self.store.search_text(query, k=depth, filters=filters)
                     rankings.append(found)
                     weights.append(self.lexical_weights[0] if is_short_query(query) else self.lexical_weights[1])
                     lexical += found
