@@ -61,6 +61,7 @@ class TheoremSearch:
         reranker: Any = None,
         max_query_chars: int = 20_000,
         extra_spaces: Sequence[str] = (),
+        parallel_text: bool = True,
     ) -> None:
         from theorem_rag.embed import SentenceTransformerEmbedding
         from theorem_rag.retrieval.retriever import TheoremRetriever
@@ -69,12 +70,13 @@ class TheoremSearch:
         self.k, self.max_k, self.reranker = k, max_k, reranker
         self._options = dict(space=space, k=k, max_k=max_k, pool=pool, ef_search=ef_search,
                              iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, reranker=reranker,
-                             max_query_chars=max_query_chars, extra_spaces=tuple(extra_spaces))  # fmt: skip
+                             max_query_chars=max_query_chars, extra_spaces=tuple(extra_spaces),
+                             parallel_text=parallel_text)  # fmt: skip
         self._built: set[str] = set()
         self.retriever = TheoremRetriever(
             store, SentenceTransformerEmbedding(embedder), space, k=k, pool=max(pool, max_k), ef_search=ef_search,
             iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, max_query_chars=max_query_chars,
-            extra_spaces=extra_spaces, reranker=reranker, rerank_depth=max_k,
+            extra_spaces=extra_spaces, reranker=reranker, rerank_depth=max_k, parallel_text=parallel_text,
         )  # fmt: skip
 
     @classmethod

@@ -6,6 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from theorem_rag.cli.db import db
+from theorem_rag.db.schema import LATEST
 
 pytestmark = pytest.mark.db
 
@@ -15,15 +16,15 @@ def test_db_commands(own_pg_server, table_prefix, monkeypatch):
     runner = CliRunner()
     base = ["--data-dir", str(own_pg_server.data_dir.parent)]
     out = runner.invoke(db, ["migrate", *base, "--table", table_prefix])
-    assert out.exit_code == 0 and "applied migrations [1, 2, 3]" in out.output
+    assert out.exit_code == 0 and f"applied migrations {list(range(1, LATEST + 1))}" in out.output
     assert "up to date" in runner.invoke(db, ["migrate", *base, "--table", table_prefix]).output
 
     status = json.loads(runner.invoke(db, ["status", *base, "--table", table_prefix]).output)
-    assert status["running"] and status["schema_version"] == 3 and status["theorems"] == 0
+    assert status["running"] and status["schema_version"] == LATEST and status["theorems"] == 0
 
     refused = runner.invoke(db, ["drop", *base, "--table", table_prefix])
     assert refused.exit_code != 0 and "--yes" in refused.output
-    assert json.loads(runner.invoke(db, ["status", *base, "--table", table_prefix]).output)["schema_version"] == 3
+    assert json.loads(runner.invoke(db, ["status", *base, "--table", table_prefix]).output)["schema_version"] == LATEST
     dropped = runner.invoke(db, ["drop", *base, "--table", table_prefix, "--yes"])
     assert dropped.exit_code == 0 and f"{table_prefix}_schema_version" in dropped.output
 

@@ -157,3 +157,36 @@ def test_exact_name_or_alias_goes_first(store):
     assert hybrid.search("Yoneda lemma")[0].theorem_id == "napkin:yoneda"
     extra = TheoremRetriever(store, make_embedding(), space="toy", k=6, pool=6, hybrid=False, extra_spaces=["toy"])
     assert len(extra.search("anything")) == 6  # another space's ranking joins the fusion
+
+
+@pytest.mark.parametrize("parallel", [True, False])
+def test_full_text_query_runs_while_the_query_is_embedded(store, parallel):
+    """With parallel_text the full-text search starts before the embedding is done (it needs none); the embedding
+    here waits until it sees that search running, so without the overlap it would time out."""
+    import threading
+
+    from db_helpers import DIM
+
+    load(store)
+    started = threading.Event()
+    search_text = store.search_text
+
+    def watched_search_text(*args, **kwargs):
+        started.set()
+        return search_text(*args, **kwargs)
+
+    store.search_text = watched_search_text  # the real method, with a flag raised when it is entered
+    embed = make_embedding(DIM)
+    overlapped: list[bool] = []
+    real = embed.get_query_embedding
+
+    def get_query_embedding(query):
+        overlapped.append(started.wait(timeout=2 if parallel else 0.2))
+        return real(query)
+
+    object.__setattr__(embed, "get_query_embedding", get_query_embedding)
+    retriever = TheoremRetriever(store, embed, space="toy", k=3, pool=6, parallel_text=parallel)
+    hits = retriever.search("Nakayama lemma")
+    assert overlapped == [parallel]
+    assert hits[0].theorem_id == "stacks:00DV"
+    assert hits == TheoremRetriever(store, make_embedding(DIM), space="toy", k=3, pool=6, parallel_text=not parallel).search("Nakayama lemma")

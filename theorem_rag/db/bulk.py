@@ -1,15 +1,14 @@
 """First loads of large corpora and what they need (a mixin of :class:`~theorem_rag.db.store.TheoremStore`).
 
-``upsert_theorems`` is the path for everyday writes: it compares every row with the stored one and keeps the
-lexicon current after each call. A first load of hundreds of thousands of statements does better by
-``COPY`` straight into the table with the full-text index dropped, one index build and one lexicon refresh at the
-end (``benchmarks/bench_scale.py`` measures both ways):
+``upsert_theorems`` is the path for everyday writes: it compares every row with the stored one. A first load of
+hundreds of thousands of statements does better by ``COPY`` straight into the table with the full-text index
+dropped and one index build at the end (``benchmarks/bench_scale.py``). The lexicon and the counts stay current
+either way: the statement triggers of :mod:`theorem_rag.db.counters` fire for ``COPY`` too.
 
 >>> store.drop_text_index()                                   # doctest: +SKIP
 >>> for batch in batches:                                     # doctest: +SKIP
 ...     store.copy_theorems(batch, slogans)
 >>> store.build_text_index(maintenance_work_mem="1GB")        # doctest: +SKIP
->>> store.refresh_lexicon()                                   # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -47,7 +46,7 @@ class RelationSize:
 
 
 class BulkOps:
-    """Bulk-load methods; the host class provides ``names``, ``connection()``, ``_refresh_lexicon`` and ``spaces``."""
+    """Bulk-load methods; the host class provides ``names``, ``connection()`` and ``spaces``."""
 
     names: Names
     spaces: Callable[[], list]
@@ -55,14 +54,11 @@ class BulkOps:
     def connection(self) -> AbstractContextManager[Connection]:  # pragma: no cover - provided by TheoremStore
         raise NotImplementedError
 
-    def _refresh_lexicon(self, conn: Connection) -> None:  # pragma: no cover - provided by TheoremStore
-        raise NotImplementedError
-
     def copy_theorems(self, theorems: Iterable[Theorem], slogans: Mapping[str, str] | None = None) -> int:
         """Insert new statements (and their slogans) by one ``COPY`` into the table; returns #rows written.
 
-        The bulk path of a first load: no comparison with stored rows and no lexicon refresh (call
-        :meth:`refresh_lexicon` once at the end). An id already stored, or twice in the batch, is an InputError
+        The bulk path of a first load: no comparison with stored rows (the triggers keep the lexicon and counts
+        current, as for any write). An id already stored, or twice in the batch, is an InputError
         and nothing of the batch is written; use ``upsert_theorems`` to change stored statements.
         """
         items = list(theorems)
@@ -89,11 +85,6 @@ class BulkOps:
             detail = (err.diag.message_detail or "").strip()
             raise InputError(f"copy_theorems writes new statements only (use upsert_theorems): {detail}") from err
         return len(items)
-
-    def refresh_lexicon(self) -> None:
-        """Recount the document frequency of every full-text lexeme (once, after a bulk load)."""
-        with self.connection() as conn, conn.transaction():
-            self._refresh_lexicon(conn)
 
     def drop_text_index(self) -> bool:
         """Drop the full-text (GIN) index before a bulk load; returns whether it existed."""
@@ -125,8 +116,8 @@ class BulkOps:
 
     def relation_sizes(self) -> list[RelationSize]:
         """Bytes on disk of every table of this index (heap + TOAST) and of each of its indexes."""
-        tables = [self.names.theorems, self.names.documents, self.names.lexicon, self.names.slogan_cache,
-                  self.names.feedback, *(self.names.vectors(s.name) for s in self.spaces())]  # fmt: skip
+        tables = [self.names.theorems, self.names.documents, self.names.lexicon, self.names.counts,
+                  self.names.slogan_cache, self.names.feedback, *(self.names.vectors(s.name) for s in self.spaces())]  # fmt: skip
         out: list[RelationSize] = []
         with self.connection() as conn:
             for table in tables:

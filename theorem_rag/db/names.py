@@ -88,6 +88,10 @@ class Names:
     def lexicon(self) -> str:
         return f"{self.prefix}_lexicon"
 
+    @property
+    def counts(self) -> str:
+        return f"{self.prefix}_counts"
+
     def vectors(self, space: str) -> str:
         return f"{self.prefix}_vec_{check_space(space)}"
 
@@ -96,4 +100,4 @@ class Names:
 
     def fixed_tables(self) -> list[str]:
         """Tables created by migrations, in an order safe for dropping (dependents first)."""
-        return [self.lexicon, self.feedback, self.slogan_cache, self.spaces, self.theorems, self.documents, self.version]
+        return [self.counts, self.lexicon, self.feedback, self.slogan_cache, self.spaces, self.theorems, self.documents, self.version]

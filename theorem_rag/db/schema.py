@@ -4,16 +4,21 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3]
+[1, 2, 3, 4]
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Union
 
 from psycopg import Connection, sql
 
+from theorem_rag.db import counters
 from theorem_rag.db.names import Names
+
+# A migration step is a statement, or a callable for a step that must read the database first (existing spaces).
+Step = Union[sql.Composable, Callable[[Connection], None]]
 
 # What the full-text vector covers: name (A), slogan (B), synonyms from meta (B), statement text (C).
 # A generated column keeps it in step with every write; 'english' stems, so "groups" finds "group".
@@ -98,11 +103,35 @@ def _v3(n: Names) -> list[sql.Composed]:
     ]
 
 
+def _v4(n: Names) -> list[Step]:
+    """Counts and lexicon kept current by triggers, per written row, instead of recounted per write or query."""
+
+    def existing_spaces(conn: Connection) -> None:
+        spaces = [r[0] for r in conn.execute(sql.SQL("SELECT name FROM {s}").format(s=sql.Identifier(n.spaces)))]
+        for space in spaces:
+            for _, ddl in counters.vector_triggers(n, space):
+                conn.execute(ddl)
+        # Triggers first, then the seed: the triggers' table locks keep writers out until this commits.
+        for stmt, params in counters.recount(n, spaces):
+            conn.execute(stmt, [p.as_string(conn) if isinstance(p, sql.Composable) else p for p in params])
+
+    return [
+        sql.SQL("CREATE TABLE IF NOT EXISTS {c} (key text PRIMARY KEY, n bigint NOT NULL)").format(
+            c=sql.Identifier(n.counts)
+        ),
+        *counters.functions(n),
+        *counters.theorem_triggers(n),
+        *counters.document_triggers(n),
+        existing_spaces,
+    ]
+
+
 # (version, description, statements): append only; never edit a released step.
-MIGRATIONS: list[tuple[int, str, Callable[[Names], list[sql.Composed]]]] = [
+MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
     (2, "feedback.answer (answer text)", _v2),
     (3, "lexicon: document frequency per full-text lexeme", _v3),
+    (4, "counts and lexicon maintained by statement triggers (no recount per write or query)", _v4),
 ]
 LATEST = MIGRATIONS[-1][0]
 
@@ -131,7 +160,10 @@ def migrate(conn: Connection, prefix: str = "theorems", target: int | None = Non
             if version <= current or (target is not None and version > target):
                 continue
             for stmt in statements(n):
-                conn.execute(stmt)
+                if callable(stmt):
+                    stmt(conn)
+                else:
+                    conn.execute(stmt)
             conn.execute(
                 sql.SQL("INSERT INTO {v} (version, description) VALUES (%s, %s)").format(v=sql.Identifier(n.version)),
                 [version, description],
@@ -161,4 +193,6 @@ def drop_all(conn: Connection, prefix: str = "theorems") -> list[str]:
             if conn.execute("SELECT to_regclass(%s) IS NOT NULL", [table]).fetchone()[0]:
                 conn.execute(sql.SQL("DROP TABLE {t} CASCADE").format(t=sql.Identifier(table)))
                 dropped.append(table)
+        for fn in counters.function_names(n):
+            conn.execute(sql.SQL("DROP FUNCTION IF EXISTS {f}()").format(f=sql.Identifier(fn)))
     return dropped

@@ -11,9 +11,12 @@ connects, so the text can be checked without a server.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
 
 from psycopg import sql
 
+from theorem_rag.db.counters import THEOREMS_KEY
 from theorem_rag.db.names import Names
 from theorem_rag.filters import Filters
 from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens
@@ -147,6 +150,18 @@ def _like_escape(text: str) -> str:
 # common words ("let", "scheme" in the Stacks Project) match most rows, cost time and carry no information.
 MAX_QUERY_LEXEMES = 8
 MAX_DF_SHARE = 0.2
+# Candidates of a long query come from its rarest lexemes whose document frequencies sum to at most this; the
+# best RANK_CAP of them by IDF share get the (costlier) ts_rank_cd tie-breaker. Both bound the work per query
+# whatever the size of the index.
+CANDIDATE_BUDGET = 20_000
+RANK_CAP = 2_000
+# ts_rank_cd(tsv, query, 1) of a long OR query stays below this on the corpora (max 1.8 over 16,051 matches of
+# "scheme | morphism | let | finite"; 99th percentile 0.45): the bound that decides which candidates can still
+# reach the top k through the tie-breaker.
+RANK_BOUND = 2.0
+# A keyword query ranks at most this many of the statements that contain its words (by ts_rank_cd, which reads
+# positions); only a very common word matches more, and then which ones are ranked is arbitrary.
+KEYWORD_CAP = 20_000
 
 
 # Added to the full-text score of a statement whose name (or alias) is the query: a look-up by name. Full-text
@@ -156,44 +171,105 @@ EXACT_NAME_BOOST = 10
 # A query equal to one of a statement's recorded alternative names (PlanetMath's pmsynonym) is a look-up by name.
 _ALIAS_SQL = "EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce({a}.meta -> 'synonyms', '[]')) AS s(x) " \
     "WHERE lower(s.x) = %s)"
-_ALIAS = sql.SQL(_ALIAS_SQL.format(a="t"))
 _ALIAS_C = sql.SQL(_ALIAS_SQL.format(a="c"))
 
 
-def text_search(names: Names, query: str, filters: Filters, k: int) -> tuple[sql.Composed, list]:
+@dataclass(frozen=True)
+class QueryTerm:
+    """A lexeme of a long query with its document frequency and its IDF (computed in SQL, as the ranking uses it)."""
+
+    lexeme: str
+    ndoc: int
+    idf: Decimal
+
+
+def query_terms(names: Names, query: str) -> tuple[sql.Composed, list]:
+    """The query's rarest lexemes (at most ``MAX_QUERY_LEXEMES``, each in at most ``MAX_DF_SHARE`` of the
+    statements), rarest first, with their IDF: a few index look-ups in the lexicon and the maintained count."""
+    query_sql = sql.SQL(
+        """SELECT l.lexeme, l.ndoc, ln(1 + (total.n - l.ndoc + 0.5) / (l.ndoc + 0.5)) AS idf
+        FROM (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', %s))) AS lexeme) AS u
+        JOIN {lx} AS l USING (lexeme), (SELECT coalesce((SELECT n FROM {c} WHERE key = %s), 0) AS n) AS total
+        WHERE l.lexeme ~ '^[a-z0-9]+$' AND l.ndoc <= %s * total.n
+        ORDER BY l.ndoc, l.lexeme LIMIT %s"""
+    ).format(lx=sql.Identifier(names.lexicon), c=sql.Identifier(names.counts))
+    return query_sql, [query, THEOREMS_KEY, MAX_DF_SHARE, MAX_QUERY_LEXEMES]
+
+
+def candidate_terms(terms: Sequence[QueryTerm], budget: int) -> int:
+    """How many of the (rarest first) terms select candidates: the longest prefix whose document frequencies
+    sum to at most ``budget``, and at least one. The other terms still count in every candidate's score.
+
+    >>> t = [QueryTerm("a", 10, Decimal(7)), QueryTerm("b", 300, Decimal(4)), QueryTerm("c", 5000, Decimal("1.5"))]
+    >>> candidate_terms(t, 1000), candidate_terms(t, 5), candidate_terms(t, 10**6)
+    (2, 1, 3)
+    """
+    total, n = 0, 0
+    for term in terms:
+        total += term.ndoc
+        if total > budget and n:
+            break
+        n += 1
+    return n
+
+
+def text_search(
+    names: Names, query: str, filters: Filters, k: int, terms: Sequence[QueryTerm] | None = None,
+    budget: int | None = None, rank_cap: int | None = None,
+) -> tuple[sql.Composed, list]:
     """Full-text search over name, slogan, synonyms and statement; a name equal to (or containing) the query wins.
 
     Keyword queries (at most ``SHORT_QUERY_TOKENS`` words) need every word as a prefix and rank by ``ts_rank_cd``.
     Longer queries are scored like BM25 without term frequency: the share of the IDF of the query's rare lexemes
-    that a statement contains (from the lexicon table, so at most 1), plus a small ``ts_rank_cd`` to break ties. The name boost matters
-    for keyword queries such as "Yoneda lemma": the statement named so should come first; a query equal to one of a
-    statement's recorded alternative names (``meta.synonyms``) counts as its name.
+    (``terms``, from :func:`query_terms`) that a statement contains (so at most 1), plus a small ``ts_rank_cd`` to
+    break ties. The name boost matters for keyword queries such as "Yoneda lemma": the statement named so should
+    come first; a query equal to one of a statement's recorded alternative names (``meta.synonyms``) counts as its
+    name.
+
+    What a long query costs is bounded: candidates are the statements that contain one of the rarest terms whose
+    document frequencies sum to at most ``budget`` (:func:`candidate_terms`), or whose name is the query; every
+    candidate is scored on all terms, and ``ts_rank_cd`` (which reads positions) runs on the best ``rank_cap``.
     """
     if len(query_tokens(query)) <= SHORT_QUERY_TOKENS:
         return _keyword_search(names, query, filters, k)
+    if terms is None:
+        raise ValueError("a long full-text query needs its terms: run query_terms() first")
+    if not terms:
+        return sql.SQL("SELECT NULL::text, NULL::text, NULL::float8 WHERE FALSE"), []
+    n_cand = candidate_terms(terms, CANDIDATE_BUDGET if budget is None else budget)
     where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
+    # The IDF share as one CASE per term (no per-row subquery); numeric, so the sum is exact in any order.
+    share = sql.SQL(" + ").join(
+        sql.SQL("CASE WHEN t.tsv @@ %s::tsquery THEN %s::numeric ELSE 0 END") for _ in terms
+    )
     query_sql = sql.SQL(
-        """WITH terms AS (
-            SELECT l.lexeme, ln(1 + ((SELECT count(*) FROM {t}) - l.ndoc + 0.5) / (l.ndoc + 0.5)) AS idf,
-                   to_tsquery('simple', l.lexeme) AS q
-            FROM (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', %s))) AS lexeme) AS u
-            JOIN {lx} AS l USING (lexeme)
-            WHERE l.lexeme ~ '^[a-z0-9]+$' AND l.ndoc <= %s * (SELECT count(*) FROM {t})
-            ORDER BY l.ndoc, l.lexeme LIMIT %s),
-        anyq AS (SELECT to_tsquery('simple', string_agg(lexeme, ' | ')) AS q FROM terms),
-        cand AS (
-            SELECT t.id, t.doc_id, t.tsv, t.name, t.meta FROM {t} AS t {year_join}, anyq
-            WHERE anyq.q IS NOT NULL AND t.tsv @@ anyq.q AND {where})
-        SELECT c.id, c.doc_id,
-            (SELECT coalesce(sum(terms.idf), 0) FROM terms WHERE c.tsv @@ terms.q) / (SELECT sum(idf) FROM terms)
-            + 0.1 * ts_rank_cd(c.tsv, anyq.q, 1)
-            + CASE WHEN lower(c.name) = %s OR {alias} THEN {boost} ELSE 0 END AS score
-        FROM cand AS c, anyq
-        ORDER BY score DESC, c.id LIMIT %s"""
-    ).format(t=sql.Identifier(names.theorems), lx=sql.Identifier(names.lexicon), year_join=_year_join(names, filters),
-             where=where, alias=_ALIAS_C, boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
+        """WITH cand AS MATERIALIZED (
+            SELECT t.id, coalesce(lower(t.name) = %s, false) AS named, {share} AS s
+            FROM {t} AS t {year_join}
+            WHERE (t.tsv @@ %s::tsquery OR lower(t.name) = %s) AND {where}),
+        kth AS (SELECT s FROM cand ORDER BY named DESC, s DESC LIMIT 1 OFFSET %s),
+        top AS (
+            SELECT id, named, s FROM cand WHERE named OR s >= coalesce((SELECT s FROM kth), 0) - %s
+            ORDER BY named DESC, s DESC, id LIMIT %s)
+        SELECT top.id, x.doc_id, top.s / %s + 0.1 * x.rank + CASE WHEN top.named OR x.alias THEN {boost} ELSE 0 END AS score
+        FROM top CROSS JOIN LATERAL (
+            SELECT t.doc_id, ts_rank_cd(t.tsv, %s::tsquery, 1) AS rank, {alias} AS alias
+            FROM {t} AS t WHERE t.id = top.id OFFSET 0) AS x
+        ORDER BY score DESC, top.id LIMIT %s"""
+    ).format(t=sql.Identifier(names.theorems), share=share, year_join=_year_join(names, filters), where=where,
+             alias=sql.SQL(_ALIAS_SQL.format(a="t")), boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
     lowered = query.strip().lower()
-    return query_sql, [query, MAX_DF_SHARE, MAX_QUERY_LEXEMES, *fparams, lowered, lowered, k]
+    lexemes, idfs = [t.lexeme for t in terms], [t.idf for t in terms]
+    total = sum(idfs, Decimal(0))
+    cap = RANK_CAP if rank_cap is None else rank_cap
+    # A statement whose IDF share trails the k-th best by more than the tie-breaker can make up (0.1 times a
+    # ts_rank_cd of at most RANK_BOUND) cannot reach the top k: only the others are ranked by ts_rank_cd.
+    margin = Decimal(str(0.1 * RANK_BOUND)) * total
+    # Lexemes are [a-z0-9]+ (query_terms keeps no other), so each is a tsquery literal as it stands.
+    return query_sql, [
+        lowered, *(x for term in terms for x in (term.lexeme, term.idf)), " | ".join(lexemes[:n_cand]), lowered,
+        *fparams, k - 1, margin, max(cap, k), total, " | ".join(lexemes), lowered, k,
+    ]  # fmt: skip
 
 
 def _year_join(names: Names, filters: Filters) -> sql.Composable:
@@ -202,32 +278,31 @@ def _year_join(names: Names, filters: Filters) -> sql.Composable:
     return sql.SQL("LEFT JOIN {d} AS d ON d.id = t.doc_id").format(d=sql.Identifier(names.documents))
 
 
-def _keyword_search(names: Names, query: str, filters: Filters, k: int) -> tuple[sql.Composed, list]:
+def _keyword_search(names: Names, query: str, filters: Filters, k: int, cap: int | None = None) -> tuple[sql.Composed, list]:
+    """Every word as a prefix, ranked by ``ts_rank_cd``; a name equal to the query first, one containing it next.
+
+    ``ts_rank_cd`` reads each candidate's positions: at most ``KEYWORD_CAP`` statements that match the words are
+    ranked (all of them unless the words are very common), plus every statement whose name is the query.
+    """
     where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
     lowered = query.strip().lower()
     query_sql = sql.SQL(
-        """SELECT t.id, t.doc_id,
-            ts_rank_cd(t.tsv, q.q, 1)
-            + CASE WHEN lower(t.name) = %s OR {alias} THEN {boost} WHEN lower(t.name) LIKE %s THEN 1 ELSE 0 END AS score
-        FROM {t} AS t {year_join}, to_tsquery('english', %s) AS q(q)
-        WHERE (t.tsv @@ q.q OR lower(t.name) = %s) AND {where}
-        ORDER BY score DESC, t.id LIMIT %s"""
-    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where, alias=_ALIAS,
-             boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
+        """SELECT c.id, c.doc_id,
+            ts_rank_cd(c.tsv, q.q, 1)
+            + CASE WHEN lower(c.name) = %s OR {alias} THEN {boost} WHEN lower(c.name) LIKE %s THEN 1 ELSE 0 END AS score
+        FROM (
+            (SELECT t.id, t.doc_id, t.tsv, t.name, t.meta FROM {t} AS t {year_join}
+             WHERE t.tsv @@ to_tsquery('english', %s) AND lower(t.name) IS DISTINCT FROM %s AND {where} LIMIT %s)
+            UNION ALL
+            (SELECT t.id, t.doc_id, t.tsv, t.name, t.meta FROM {t} AS t {year_join} WHERE lower(t.name) = %s AND {where})
+        ) AS c, to_tsquery('english', %s) AS q(q)
+        ORDER BY score DESC, c.id LIMIT %s"""
+    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where,
+             alias=sql.SQL(_ALIAS_SQL.format(a="c")), boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
     pattern = f"%{_like_escape(lowered)}%"
-    return query_sql, [lowered, lowered, pattern, tsquery_text(query), lowered, *fparams, k]
-
-
-def refresh_lexicon(names: Names) -> tuple[sql.Composed, sql.Composed, sql.Composed]:
-    """Statements that rebuild the lexicon from the theorems' full-text vectors: truncate, then insert from
-    ``ts_stat`` of the third statement's text (bound as its argument)."""
-    return (
-        sql.SQL("TRUNCATE {lx}").format(lx=sql.Identifier(names.lexicon)),
-        sql.SQL("INSERT INTO {lx} (lexeme, ndoc) SELECT word, ndoc FROM ts_stat(%s)").format(
-            lx=sql.Identifier(names.lexicon)
-        ),
-        sql.SQL("SELECT tsv FROM {t}").format(t=sql.Identifier(names.theorems)),
-    )
+    tsq = tsquery_text(query)
+    return query_sql, [lowered, lowered, pattern, tsq, lowered, *fparams, KEYWORD_CAP if cap is None else cap,
+                       lowered, *fparams, tsq, k]  # fmt: skip
 
 
 def _update_if_changed(cols: Sequence[str], alias: str) -> tuple[sql.Composed, sql.Composed]:

@@ -24,7 +24,7 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the PostgreSQL store needs: pip install "theorem-rag[db]"') from err
 
-from theorem_rag.db import sqltext
+from theorem_rag.db import counters, sqltext
 from theorem_rag.db.bulk import BulkOps, RelationSize
 from theorem_rag.db.cancel import tracked
 from theorem_rag.db.names import Names
@@ -57,7 +57,7 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps):
     """
 
     def __init__(
-        self, dsn: str, table: str = "theorems", *, pool_size: int = 4, timeout: float = 5.0, max_query_chars: int = 20_000
+        self, dsn: str, table: str = "theorems", *, pool_size: int = 8, timeout: float = 5.0, max_query_chars: int = 20_000
     ) -> None:
         self.dsn = dsn
         self.names = Names(table)
@@ -185,8 +185,6 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps):
                 self._sync_vectors(conn, updated_ids)
             if slogans:
                 self._set_slogans(conn, slogans)
-            if changed:
-                self._refresh_lexicon(conn)
         inserted = sum(1 for _, ins in changed if ins)
         return UpsertCounts(inserted, len(updated_ids), len(items) - len(changed))
 
@@ -230,15 +228,24 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps):
                     sql.SQL("DELETE FROM {v} WHERE theorem_id = ANY(%s)").format(v=sql.Identifier(self.names.vectors(space.name))),
                     [changed],
                 )
-        if changed:
-            self._refresh_lexicon(conn)
         return len(changed)
 
-    def _refresh_lexicon(self, conn: psycopg.Connection) -> None:
-        """Recount lexeme document frequencies (IDF of long full-text queries) after statements changed."""
-        truncate, insert, inner = sqltext.refresh_lexicon(self.names)
-        conn.execute(truncate)
-        conn.execute(insert, [inner.as_string(conn)])
+    def recount(self) -> dict[str, int]:
+        """Rebuild the lexicon and the maintained counts from the tables, in one transaction; returns the counts.
+
+        Triggers keep both current on every write (:mod:`theorem_rag.db.counters`); this full pass (O(N)) is a
+        repair tool, for a database someone edited with triggers disabled.
+        """
+        with self.connection() as conn, conn.transaction():
+            spaces = [s.name for s in self._all_spaces(conn)]
+            conn.execute(sql.SQL("LOCK TABLE {t} IN SHARE MODE").format(t=sql.Identifier(self.names.theorems)))
+            for stmt, params in counters.recount(self.names, spaces):
+                conn.execute(stmt, [p.as_string(conn) if isinstance(p, sql.Composable) else p for p in params])
+            return self._counts(conn)
+
+    def _counts(self, conn: psycopg.Connection) -> dict[str, int]:
+        query = sql.SQL("SELECT key, n FROM {c} ORDER BY key").format(c=sql.Identifier(self.names.counts))
+        return {k: int(n) for k, n in conn.execute(query)}
 
     def get_theorems(self, ids: Sequence[str]) -> dict[str, Theorem]:
         """Theorem records by id (missing ids are absent from the result)."""
@@ -302,8 +309,6 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps):
                 sql.SQL("DELETE FROM {d} WHERE {c} = %s").format(d=sql.Identifier(self.names.documents), c=sql.Identifier(doc_col)),
                 [value],
             )
-            if n:
-                self._refresh_lexicon(conn)
         return n
 
     def delete_theorems(self, ids: Sequence[str]) -> int:
@@ -312,8 +317,6 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps):
             n = conn.execute(
                 sql.SQL("DELETE FROM {t} WHERE id = ANY(%s)").format(t=sql.Identifier(self.names.theorems)), [list(ids)]
             ).rowcount
-            if n:
-                self._refresh_lexicon(conn)
             return n
 
     def theorems_of(self, doc_id: str, limit: int = 500) -> list[Theorem]:
@@ -330,29 +333,37 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps):
 
     def stats(self, space: str | None = None) -> dict:
         """Counts for health checks and the UI: theorems, documents, per source; and for ``space`` its vectors,
-        statements still missing one, and whether the HNSW index is built."""
-        t, d = sql.Identifier(self.names.theorems), sql.Identifier(self.names.documents)
+        statements still missing one, and whether the HNSW index is built.
+
+        Every figure comes from the maintained counts (:mod:`theorem_rag.db.counters`): the cost does not grow
+        with the index. A vector always belongs to a statement (foreign key), so the missing ones are the
+        difference of two counts.
+        """
         with self.connection() as conn:
-            sources = dict(conn.execute(sql.SQL("SELECT source, count(*) FROM {t} GROUP BY 1 ORDER BY 1").format(t=t)).fetchall())
-            out: dict = {
-                "theorems": sum(sources.values()),
-                "documents": conn.execute(sql.SQL("SELECT count(*) FROM {d}").format(d=d)).fetchone()[0],
-                "sources": sources,
-                "spaces": [s.name for s in self._all_spaces(conn)],
-            }
+            counts = self._counts(conn)
+            spaces = [s.name for s in self._all_spaces(conn)]
+        sources = {k[len(counters.SOURCE_KEY):]: n for k, n in counts.items() if k.startswith(counters.SOURCE_KEY)}
+        out: dict = {
+            "theorems": counts.get(counters.THEOREMS_KEY, 0),
+            "documents": counts.get(counters.DOCUMENTS_KEY, 0),
+            "sources": sources,
+            "spaces": spaces,
+        }
         if space is not None:
-            known = space in out["spaces"]
-            out.update(space=space, vectors=self.count_vectors(space) if known else 0,
-                       missing_vectors=len(self.ids_missing_vectors(space)) if known else out["theorems"],
+            known = space in spaces
+            vectors = counts.get(counters.vectors_key(space), 0) if known else 0
+            out.update(space=space, vectors=vectors, missing_vectors=out["theorems"] - vectors,
                        index_built=known and self.has_index(space))  # fmt: skip
         return out
 
     def count(self, source: str | None = None) -> int:
+        """Statements in the index, or of one source (from the maintained counts: no table scan)."""
+        key = counters.THEOREMS_KEY if source is None else counters.SOURCE_KEY + source
         with self.connection() as conn:
-            t = sql.Identifier(self.names.theorems)
-            if source is None:
-                return conn.execute(sql.SQL("SELECT count(*) FROM {t}").format(t=t)).fetchone()[0]
-            return conn.execute(sql.SQL("SELECT count(*) FROM {t} WHERE source = %s").format(t=t), [source]).fetchone()[0]
+            row = conn.execute(
+                sql.SQL("SELECT n FROM {c} WHERE key = %s").format(c=sql.Identifier(self.names.counts)), [key]
+            ).fetchone()
+        return int(row[0]) if row else 0
 
 
 def _check_unique(ids: list[str], what: str) -> None:

@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 from psycopg import Connection, sql
 
-from theorem_rag.db import sqltext
+from theorem_rag.db import counters, sqltext
 from theorem_rag.db.bulk import maintenance_settings
 from theorem_rag.db.names import Names, check_space
 from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
-from theorem_rag.query import validate_query
+from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens, validate_query
 from theorem_rag.records import Hit
 
 ITERATIVE_SCAN_MODES = ("off", "strict_order", "relaxed_order")
@@ -120,7 +120,11 @@ class SpaceOps:
             space = VectorSpace(*row)
             if (space.dim, space.half) != (dim, bool(half)):
                 raise InputError(f"space {name!r} exists with dim={space.dim}, half={space.half}; asked dim={dim}, half={half}")
+            new = conn.execute("SELECT to_regclass(%s) IS NULL", [self.names.vectors(name)]).fetchone()[0]
             conn.execute(sqltext.create_space_table(self.names, name, dim, space.half))
+            if new:  # tables of older schemas got their triggers from the migration
+                for _, ddl in counters.vector_triggers(self.names, name):
+                    conn.execute(ddl)
         self._spaces[name] = space
         return space
 
@@ -220,9 +224,14 @@ class SpaceOps:
             return [r[0] for r in conn.execute(query, [list(hashes), list(hashes.values())])]
 
     def count_vectors(self, space: str) -> int:
+        """Vectors stored in ``space`` (a maintained count: no table scan)."""
         self.space(space)
         with self.connection() as conn:
-            return conn.execute(sql.SQL("SELECT count(*) FROM {v}").format(v=sql.Identifier(self.names.vectors(space)))).fetchone()[0]
+            row = conn.execute(
+                sql.SQL("SELECT n FROM {c} WHERE key = %s").format(c=sql.Identifier(self.names.counts)),
+                [counters.vectors_key(space)],
+            ).fetchone()
+        return int(row[0]) if row else 0
 
     def vector_ids(self, space: str) -> list[str]:
         """Ids of the statements that have a vector in ``space``, sorted."""
@@ -286,13 +295,25 @@ class SpaceOps:
         return [Hit(tid, float(score), rank=i, doc_id=doc, dense_rank=i) for i, (tid, doc, score) in enumerate(rows, 1)]
 
     def search_text(self, query: str, k: int = 10, filters: Filters | dict | None = None) -> list[Hit]:
-        """Full-text search (English stemming) over name, slogan, synonyms and statement; exact names first."""
+        """Full-text search (English stemming) over name, slogan, synonyms and statement; exact names first.
+
+        A long query first looks its rarest lexemes up in the lexicon, then searches with them bound as values,
+        so the planner sees which words it matches (a GIN index scan, never a scan of the table).
+        """
         text = validate_query(query, self.max_query_chars)
         _check_k(k, k)
-        sql_query, params = sqltext.text_search(self.names, text, Filters.from_mapping(filters), k)
+        f = Filters.from_mapping(filters)
         with self.connection() as conn:
+            sql_query, params = self._text_query(conn, text, f, k)
             rows = conn.execute(sql_query, params).fetchall()
         return [Hit(tid, float(score), rank=i, doc_id=doc, lexical_rank=i) for i, (tid, doc, score) in enumerate(rows, 1)]
+
+    def _text_query(self, conn: Connection, text: str, filters: Filters, k: int) -> tuple[sql.Composable, list]:
+        terms = None
+        if len(query_tokens(text)) > SHORT_QUERY_TOKENS:
+            terms_sql, terms_params = sqltext.query_terms(self.names, text)
+            terms = [sqltext.QueryTerm(lx, int(n), idf) for lx, n, idf in conn.execute(terms_sql, terms_params)]
+        return sqltext.text_search(self.names, text, filters, k, terms=terms)
 
 
 def _check_k(k: int, pool: int) -> None:

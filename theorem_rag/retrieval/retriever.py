@@ -12,7 +12,10 @@ tools, which all go through :meth:`TheoremRetriever.search` or ``retrieve``, ran
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from typing import Any
 
@@ -36,6 +39,21 @@ LEXICAL_WEIGHT_SHORT = 1.5
 LEXICAL_WEIGHT_LONG = 1.0
 # What LlamaIndex's BaseRetriever itself takes; with_options passes them on.
 _BASE_OPTIONS = ("callback_manager", "object_map", "objects", "verbose")
+
+# The full-text query needs no embedding: it runs on another connection while the query is embedded and the
+# dense side searched. One small pool of threads for every retriever of the process.
+_TEXT_THREADS = 8
+_text_pool: ThreadPoolExecutor | None = None
+_text_pool_lock = threading.Lock()
+
+
+def _in_background(fn: Any, *args: Any, **kwargs: Any) -> Future:
+    """Run ``fn`` on the shared text-search threads, in a copy of the caller's context (its cancel scope)."""
+    global _text_pool
+    with _text_pool_lock:
+        if _text_pool is None:
+            _text_pool = ThreadPoolExecutor(_TEXT_THREADS, thread_name_prefix="theorem-rag-text")
+    return _text_pool.submit(contextvars.copy_context().run, fn, *args, **kwargs)
 
 
 def hit_to_node(hit: Hit) -> NodeWithScore:
@@ -81,6 +99,7 @@ class TheoremRetriever(BaseRetriever):
         extra_spaces: Sequence[str] = (),
         reranker: Any = None,
         rerank_depth: int = 100,
+        parallel_text: bool = True,
         **kwargs: Any,
     ) -> None:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1 or pool < k:
@@ -92,6 +111,7 @@ class TheoremRetriever(BaseRetriever):
         self.extra_spaces = tuple(extra_spaces)
         self.max_query_chars = max_query_chars
         self.reranker, self.rerank_depth = reranker, rerank_depth
+        self.parallel_text = parallel_text
         super().__init__(**kwargs)
 
     def options(self) -> dict[str, Any]:
@@ -100,7 +120,7 @@ class TheoremRetriever(BaseRetriever):
             k=self.k, pool=self.pool, ef_search=self.ef_search, iterative_scan=self.iterative_scan, hybrid=self.hybrid,
             rrf_k=self.rrf_k, filters=self.filters, max_query_chars=self.max_query_chars, depth=self.depth,
             lexical_weights=self.lexical_weights, extra_spaces=self.extra_spaces, reranker=self.reranker,
-            rerank_depth=self.rerank_depth,
+            rerank_depth=self.rerank_depth, parallel_text=self.parallel_text,
         )  # fmt: skip
 
     def with_options(self, **overrides: Any) -> TheoremRetriever:
@@ -149,24 +169,31 @@ class TheoremRetriever(BaseRetriever):
         ]
 
     def _search(self, text: str, embedding: list[float] | None, k: int, filters: Filters) -> list[Hit]:
-        if embedding is None:
-            embedding = self.embed_model.get_query_embedding(text)
         fusing = self.hybrid or bool(self.extra_spaces)
         depth = max(k, self.depth) if fusing else k
-        rankings = [
-            self.store.search_dense(
-                space, embedding, k=depth, pool=max(self.pool, depth), filters=filters,
-                ef_search=self.ef_search, iterative_scan=self.iterative_scan,
-            )  # fmt: skip
-            for space in (self.space, *self.extra_spaces)
-        ]
+        # With parallel_text the full-text query runs on its own connection meanwhile (it needs no embedding).
+        pending = _in_background(self.store.search_text, text, k=depth, filters=filters) if (
+            self.hybrid and self.parallel_text) else None  # fmt: skip
+        try:
+            if embedding is None:
+                embedding = self.embed_model.get_query_embedding(text)
+            rankings = [
+                self.store.search_dense(
+                    space, embedding, k=depth, pool=max(self.pool, depth), filters=filters,
+                    ef_search=self.ef_search, iterative_scan=self.iterative_scan,
+                )  # fmt: skip
+                for space in (self.space, *self.extra_spaces)
+            ]
+        finally:
+            if pending is not None:
+                wait([pending])  # never leave a query running behind a failed call
         dense = rankings[0]
         if not fusing:
             return self.store.hydrate(dense[:k])
         weights = [1.0] * len(rankings)
         lexical: list[Hit] = []
         if self.hybrid:
-            lexical = self.store.search_text(text, k=depth, filters=filters)
+            lexical = pending.result() if pending is not None else self.store.search_text(text, k=depth, filters=filters)
             rankings.append(lexical)
             weights.append(self.lexical_weights[0] if is_short_query(text) else self.lexical_weights[1])
         fused = reciprocal_rank_fusion([[h.theorem_id for h in r] for r in rankings], k=self.rrf_k, weights=weights)

@@ -1,0 +1,270 @@
+"""Maintained counts and lexicon (theorem_rag.db.counters): exact after every kind of write, and nothing that
+writes, polls or searches reads the whole table (counted by PostgreSQL's own statistics, never timed)."""
+
+from dataclasses import replace
+
+import numpy as np
+import psycopg
+import pytest
+
+from theorem_rag.db.schema import migrate
+from theorem_rag.db.store import TheoremStore
+from theorem_rag.records import Document, Theorem
+
+from db_helpers import DIM, DOCS, SLOGANS, THEOREMS, load, theorem_vectors
+
+pytestmark = pytest.mark.db
+
+N_SYNTHETIC = 3000
+WORDS = [f"w{i:03d}" for i in range(400)]
+
+
+def _truth(store) -> tuple[dict, dict]:
+    """The lexicon and counts recomputed from the tables (what the triggers must agree with)."""
+    n = store.names
+    with store.connection() as conn:
+        lexicon = dict(conn.execute(f"SELECT word, ndoc FROM ts_stat('SELECT tsv FROM {n.theorems}')").fetchall())
+        counts = {f"source:{s}": c for s, c in conn.execute(f"SELECT source, count(*) FROM {n.theorems} GROUP BY 1")}
+        counts["theorems"] = conn.execute(f"SELECT count(*) FROM {n.theorems}").fetchone()[0]
+        counts["documents"] = conn.execute(f"SELECT count(*) FROM {n.documents}").fetchone()[0]
+        for (space,) in conn.execute(f"SELECT name FROM {n.spaces}").fetchall():
+            counts[f"vectors:{space}"] = conn.execute(f"SELECT count(*) FROM {n.vectors(space)}").fetchone()[0]
+    return lexicon, {k: v for k, v in counts.items() if v}
+
+
+def _maintained(store) -> tuple[dict, dict]:
+    n = store.names
+    with store.connection() as conn:
+        lexicon = dict(conn.execute(f"SELECT lexeme, ndoc FROM {n.lexicon}").fetchall())
+        counts = dict(conn.execute(f"SELECT key, n FROM {n.counts}").fetchall())
+    return lexicon, counts
+
+
+def _check(store) -> None:
+    lexicon, counts = _maintained(store)
+    true_lexicon, true_counts = _truth(store)
+    assert lexicon == true_lexicon
+    assert counts == true_counts
+
+
+def test_lexicon_and_counts_follow_every_write(store):
+    load(store)
+    _check(store)
+    assert store.stats("toy") == {"theorems": 6, "documents": 3, "sources": {"arxiv": 2, "napkin": 2, "stacks": 2},
+                                  "spaces": ["toy"], "space": "toy", "vectors": 6, "missing_vectors": 0,
+                                  "index_built": True}  # fmt: skip
+    # An update that changes the text (and the source), one that changes nothing, a new statement.
+    changed = replace(THEOREMS[2], body_latex="Every group of prime order is abelian.", source="moved")
+    new = Theorem(id="x:1", source="x", kind="lemma", doc_id="x:doc", body_latex="Zorn's lemma holds.")
+    store.upsert_theorems([changed, THEOREMS[0], new], slogans={"x:1": "Chains have upper bounds."})
+    _check(store)
+    assert store.count() == 7 and store.count("moved") == 1 and store.count("x") == 1 and store.count("nope") == 0
+    assert store.stats("toy")["missing_vectors"] == 1
+    store.set_slogans({"stacks:00DV": "Nakayama: a finite module killed by one plus the ideal."})
+    store.upsert_documents([Document(id="x:doc", source="x", title="X")])
+    _check(store)
+    store.write_vectors("toy", ["x:1"], theorem_vectors()[:1])
+    store.write_vectors("toy", ["x:1"], theorem_vectors()[1:2])  # an upsert of a vector counts once
+    _check(store)
+    # The new slogan of stacks:00DV dropped its slogan vector: 7 statements, 6 vectors.
+    assert store.count_vectors("toy") == 6 and store.stats("toy")["missing_vectors"] == 1
+    store.delete_theorems(["stacks:00DV"])
+    assert "nakayama" not in _maintained(store)[0]  # a lexeme whose last statement went is gone
+    _check(store)
+    store.delete_document("napkin:ch1")
+    store.delete_source("x")
+    _check(store)
+    assert store.stats("toy")["sources"] == {"moved": 1, "stacks": 1, "arxiv": 1}
+    assert store.count_vectors("toy") == 3
+    with store.connection() as conn:  # a TRUNCATE (by hand) empties them too
+        conn.execute(f"TRUNCATE {store.names.theorems} CASCADE")
+    _check(store)
+    assert _maintained(store) == ({}, {"documents": 2})
+
+
+def test_recount_repairs_counts(store):
+    load(store)
+    with store.connection() as conn:
+        conn.execute(f"DELETE FROM {store.names.lexicon}")
+        conn.execute(f"UPDATE {store.names.counts} SET n = 99")
+    counts = store.recount()
+    assert counts["theorems"] == 6 and counts["vectors:toy"] == 6
+    _check(store)
+
+
+def test_migration_seeds_counts_of_an_older_index(pg_dsn, table_prefix):
+    """An index written by schema 3 (no triggers, a space table already there) is counted by migration 4."""
+    from theorem_rag.db import sqltext
+    from theorem_rag.db.names import Names
+
+    n = Names(table_prefix)
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        migrate(conn, table_prefix, target=3)
+        conn.execute(f"INSERT INTO {n.theorems} (id, source, kind, doc_id, body_latex, content_hash) VALUES "
+                     "('a:1', 'a', 'lemma', 'd', 'Cyclic groups.', 'h1'), ('b:1', 'b', 'lemma', 'd', 'Abelian groups.', 'h2')")  # fmt: skip
+        conn.execute(f"INSERT INTO {n.spaces} (name, dim, half) VALUES ('old', 2, false)")
+        conn.execute(sqltext.create_space_table(n, "old", 2, False))
+        conn.execute(f"INSERT INTO {n.vectors('old')} (theorem_id, content_hash, source, kind, doc_id, embedding) "
+                     "VALUES ('a:1', 'h1', 'a', 'lemma', 'd', '[1,0]')")  # fmt: skip
+        assert migrate(conn, table_prefix) == [4]
+    with TheoremStore(pg_dsn, table=table_prefix) as store:
+        _check(store)
+        assert store.stats("old")["missing_vectors"] == 1
+        store.write_vectors("old", ["b:1"], np.array([[0, 1]], dtype=np.float32))
+        assert store.count_vectors("old") == 2
+        _check(store)
+
+
+# -- nothing O(N) per write, poll or query ----------------------------------------------------------------------
+
+
+def _synthetic(n: int) -> list[Theorem]:
+    rng = np.random.default_rng(3)
+    return [
+        Theorem(id=f"s:{i:05d}", source=("a", "b", "c")[i % 3], kind="lemma", doc_id=f"doc{i % 40}",
+                name=f"Lemma {i}", body_latex=" ".join(rng.choice(WORDS, size=30)) + f" r{i % 1000:04d}")
+        for i in range(n)
+    ]  # fmt: skip
+
+
+@pytest.fixture
+def big_store(pg_dsn, table_prefix):
+    """A store over a few thousand synthetic statements with vectors; one pooled connection, so the statistics
+    it leaves are those of one backend, flushed on demand."""
+    s = TheoremStore(pg_dsn, table=table_prefix, pool_size=1)
+    theorems = _synthetic(N_SYNTHETIC)
+    s.upsert_documents([Document(id=f"doc{j}", source="a") for j in range(40)])
+    s.upsert_theorems(theorems)
+    # MiniLM's width: the vector table has the size (pages per row) that makes the planner's choices realistic.
+    s.vector_space("v", 384)
+    rng = np.random.default_rng(4)
+    s.write_vectors("v", [t.id for t in theorems], rng.normal(size=(N_SYNTHETIC, 384)).astype(np.float32))
+    with s.connection() as conn:
+        conn.execute(f"ANALYZE {s.names.theorems}")
+        conn.execute(f"ANALYZE {s.names.vectors('v')}")
+    yield s
+    s.close()
+
+
+def _rows_read(store, tables: list[str]) -> int:
+    """Rows PostgreSQL read from ``tables`` (sequential scans plus index fetches) up to now."""
+    with store.connection() as conn:
+        conn.execute("SELECT pg_stat_force_next_flush()")  # this backend's counters are flushed when it idles
+    with psycopg.connect(store.dsn, autocommit=True) as conn:
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        row = conn.execute(
+            "SELECT coalesce(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)), 0) "
+            "FROM pg_stat_user_tables WHERE relname = ANY(%s)",
+            [tables],
+        ).fetchone()
+    return int(row[0])
+
+
+def test_writes_read_only_the_rows_they_write(big_store):
+    s = big_store
+    tables = [s.names.theorems, s.names.vectors("v")]
+    extra = [Theorem(id=f"e:{i}", source="e", kind="lemma", doc_id="doc1", body_latex=f"w001 w002 extra{i}") for i in range(5)]
+    steps = {
+        "insert": lambda: s.upsert_theorems(extra),
+        "update": lambda: s.upsert_theorems([replace(t, body_latex="w003 changed") for t in extra]),
+        "slogans": lambda: s.set_slogans({t.id: "A new slogan." for t in extra}),
+        "delete": lambda: s.delete_theorems([t.id for t in extra[:2]]),
+        "documents": lambda: s.upsert_documents([Document(id="doc1", source="a", year=2001)]),
+        "delete_document": lambda: s.delete_document("doc39"),
+        "count": lambda: s.count(),
+        "count_vectors": lambda: s.count_vectors("v"),
+    }
+    for name, step in steps.items():
+        before = _rows_read(s, tables)
+        step()
+        read = _rows_read(s, tables) - before
+        # doc1 and doc39 hold 75 statements each: a new year or a deletion reads those (and their vectors).
+        assert read <= (160 if name in ("documents", "delete_document") else 20), (name, read)
+    _check(s)
+
+
+def test_stats_for_health_read_no_statement_or_vector(big_store):
+    s = big_store
+    tables = [s.names.theorems, s.names.vectors("v")]
+    before = _rows_read(s, tables)
+    stats = s.stats("v")
+    assert _rows_read(s, tables) - before == 0
+    assert (stats["theorems"], stats["vectors"], stats["missing_vectors"]) == (N_SYNTHETIC, N_SYNTHETIC, 0)
+    assert stats["sources"] == {"a": 1000, "b": 1000, "c": 1000}
+
+
+def _plan_rows(store, query, params, relation: str) -> int:
+    """Rows the executed plan read from ``relation``: actual rows times loops of every scan node on it."""
+    import json
+
+    with store.connection() as conn:
+        text = query.as_string(conn)
+        plan = conn.execute(psycopg.sql.SQL("EXPLAIN (ANALYZE, FORMAT JSON) ") + psycopg.sql.SQL(text), params).fetchone()[0]
+    plan = plan if isinstance(plan, list) else json.loads(plan)
+
+    def walk(node):
+        own = node["Actual Rows"] * node["Actual Loops"] if node.get("Relation Name") == relation else 0
+        return own + sum(walk(child) for child in node.get("Plans", []))
+
+    return int(walk(plan[0]["Plan"]))
+
+
+@pytest.mark.parametrize(("query", "tsquery", "matches"), [
+    ("w001 w002", "w001 & w002", 18), ("r0007 r0008 alpha beta gamma delta epsilon", "r0007 | r0008", 6)])
+def test_full_text_queries_do_not_count_the_table(big_store, query, tsquery, matches):
+    from theorem_rag.filters import Filters
+
+    s = big_store
+    with s.connection() as conn:
+        q, params = s._text_query(conn, query, Filters(), 20)
+    read = _plan_rows(s, q, params, s.names.theorems)
+    with s.connection() as conn:
+        sql_matches = conn.execute(f"SELECT count(*) FROM {s.names.theorems} WHERE tsv @@ to_tsquery('simple', %s)",
+                                   [tsquery]).fetchone()[0]  # fmt: skip
+    assert sql_matches == matches and len(s.search_text(query, k=100)) == min(100, matches)
+    # Only matching statements are read; a count(*) would read all 3,000.
+    assert read <= 20, read
+
+
+def test_a_long_query_reads_at_most_its_candidate_budget(big_store):
+    """Candidates come from the rarest terms whose frequencies fit the budget; the others only score them."""
+    from theorem_rag.db import sqltext
+    from theorem_rag.filters import Filters
+
+    s = big_store
+    query = "w010 w011 w012 w013 w014 w015"  # six common words, about 7% of the statements each
+    with s.connection() as conn:
+        terms = [sqltext.QueryTerm(lx, int(n), idf)
+                 for lx, n, idf in conn.execute(*sqltext.query_terms(s.names, query))]  # fmt: skip
+    assert len(terms) == 6 and all(150 < t.ndoc < 300 for t in terms)
+    unbounded = _plan_rows(s, *sqltext.text_search(s.names, query, Filters(), 20, terms=terms), s.names.theorems)
+    bounded_q = sqltext.text_search(s.names, query, Filters(), 20, terms=terms, budget=terms[0].ndoc)
+    bounded = _plan_rows(s, *bounded_q, s.names.theorems)
+    # The candidates, then (by key) those ranked by ts_rank_cd, never more than the candidates.
+    assert unbounded > 900 and terms[0].ndoc <= bounded <= 2 * terms[0].ndoc
+    with s.connection() as conn:
+        rows = conn.execute(*bounded_q).fetchall()
+    # Every candidate holds the rarest word; the best of them hold more of the others too.
+    assert len(rows) == 20 and rows[0][2] > rows[-1][2]
+
+
+REFERENCE_LONG_QUERY = """
+WITH terms AS (
+    SELECT l.lexeme, ln(1 + ((SELECT count(*) FROM {t}) - l.ndoc + 0.5) / (l.ndoc + 0.5)) AS idf, to_tsquery('simple', l.lexeme) AS q
+    FROM (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', %(q)s))) AS lexeme) AS u JOIN {lx} AS l USING (lexeme)
+    WHERE l.lexeme ~ '^[a-z0-9]+$' AND l.ndoc <= 0.2 * (SELECT count(*) FROM {t}) ORDER BY l.ndoc, l.lexeme LIMIT 8),
+anyq AS (SELECT to_tsquery('simple', string_agg(lexeme, ' | ')) AS q FROM terms)
+SELECT t.id FROM {t} AS t, anyq WHERE t.tsv @@ anyq.q
+ORDER BY (SELECT coalesce(sum(idf), 0) FROM terms WHERE t.tsv @@ terms.q) / (SELECT sum(idf) FROM terms)
+         + 0.1 * ts_rank_cd(t.tsv, anyq.q, 1) + CASE WHEN lower(t.name) = lower(%(q)s) THEN 10 ELSE 0 END DESC, t.id
+LIMIT 30"""
+
+
+@pytest.mark.parametrize("query", ["w010 w011 w012 w013 w014 w015", "r0007 w001 w002 w003 lemma 12", "Lemma 12 w005 w006"])
+def test_bounded_long_query_ranks_like_the_full_formula(big_store, query):
+    """Scoring every match by IDF share + 0.1 ts_rank_cd (the old query, written out here) gives the same top 30."""
+    s = big_store
+    with s.connection() as conn:
+        expected = [r[0] for r in conn.execute(REFERENCE_LONG_QUERY.format(t=s.names.theorems, lx=s.names.lexicon), {"q": query})]
+    assert len(expected) == 30
+    assert [h.theorem_id for h in s.search_text(query, k=30)] == expected
