@@ -428,8 +428,8 @@ def main(argv: list[str] | None = None) -> int:
                    "and recall on a folder a build phase left (with the code checked out now), write the results")
     args = p.parse_args(argv)
     if args.summarize:
-        found = [json.loads(f.read_text()) for f in sorted(args.out.glob("scale_*.json"))]
-        found = [r for r in found if not r.get("tag")]
+        files = [f for f in sorted(args.out.glob("scale_*.json")) if f.stem.removeprefix("scale_").isdigit()]
+        found = [json.loads(f.read_text()) for f in files]
         (args.out / "scale_growth.md").write_text(growth(found))
         print(growth(found))
         return 0
