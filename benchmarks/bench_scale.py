@@ -486,9 +486,17 @@ def main(argv: list[str] | None = None) -> int:
     sampler.start()
     store = TheoremStore(dsn, timeout=120, pool_size=2)
     if args.phase == "query":  # a newer schema (migrations of the code checked out now) is applied first, timed
+        import psycopg
+
+        from theorem_rag.db.schema import schema_version
+
+        with psycopg.connect(dsn) as conn:
+            version = schema_version(conn, store.names.prefix)
         t = time.perf_counter()
-        result["migrations_applied"] = store.migrate()
+        store.migrate()
         result["migrate_seconds"] = time.perf_counter() - t
+        with psycopg.connect(dsn) as conn:
+            result["migrations_applied"] = f"{version} -> {schema_version(conn, store.names.prefix)}"
     partial = stem.with_suffix(".partial.json")
     result["timeline"] = []
 
