@@ -378,7 +378,12 @@ def growth(results: list[dict]) -> str:
         vals = [get(r) for r in results]
         ratio = vals[-1] / vals[0] if len(vals) > 1 and vals[0] else float("nan")
         lines.append(f"| {name} | " + " | ".join(fmt.format(v) for v in vals) + f" | {ratio:.2f} |")
-    lines += ["", "Dates and commits: " + "; ".join(f"{r['n']:,}: {r['date']} `{r['code']['commit'][:10]}`" for r in results)]
+    def code(r: dict) -> str:
+        built = f", built with `{r['build']['code']['commit'][:10]}`" if "build" in r else ""
+        return f"{r['n']:,}: {r['date']} `{r['code']['commit'][:10]}`{built}"
+
+    lines += ["", "Dates and commits (where two runs ran different code, a ratio mixes growth with the code change): "
+              + "; ".join(code(r) for r in results)]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
