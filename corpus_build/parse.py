@@ -18,30 +18,24 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus_build.adapters import Adapter, Unit, adapter_class
 from corpus_build.adapters.base import slug
 from corpus_build.adapters.papers import PaperAdapter, read_manifest
 from corpus_build.cleanup import readable
-from corpus_build.extract import extract_statements, plastex_available
+from corpus_build.extract import Extraction, plastex_available
 from corpus_build.filters import apply_filters, normalized
 from corpus_build.macros import collect_macros, expand_macros
 from corpus_build.report import Report, SourceReport
 from corpus_build.sources import SourceTree, detect_corpus, extract_tar, is_tar, walk_tree
 from corpus_build.texfiles import DEFAULT_MAX_FILE_BYTES, BadFile, flatten, read_tex, strip_comments
 from corpus_build.theorems import DEFAULT_ENVS, parse_theorem_decls, theorem_wrappers
+from corpus_build.units import UnitJob, UnitMapper, run_units
 from corpus_build.writer import write_outputs
 from theorem_rag.record_files import read_records
 from theorem_rag.records import Document, Theorem
-
-
-def _bar(total: int, desc: str, progress: bool):
-    if not progress:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc=desc, unit="doc", leave=False)
 
 
 def _read_texts(tree: SourceTree, rep: SourceReport, max_bytes: int) -> dict[str, str]:
@@ -127,32 +121,54 @@ def _to_theorem(adapter: Adapter, unit: Unit, s, index: int, parser: str, macros
     )
 
 
-def parse_tree(
-    adapter: Adapter, rep: SourceReport, *, use_plastex: bool, max_bytes: int, progress: bool
-) -> tuple[list[Theorem], list[Document]]:
-    """Parse every document of one source tree with its adapter; filters and id checks apply per source."""
+@dataclass
+class TreePlan:
+    """One source tree read and split into documents: what :func:`finish_tree` needs once the jobs are parsed.
+
+    ``own`` holds the statements an adapter reads itself (PlanetMath entries) with the seconds it took, by unit
+    index; ``jobs`` the LaTeX parse of every other unit, by unit index.
+    """
+
+    adapter: Adapter
+    rep: SourceReport
+    units: list[Unit]
+    macros: dict
+    own: dict[int, tuple[list, float]] = field(default_factory=dict)
+    jobs: dict[int, UnitJob] = field(default_factory=dict)
+
+
+def plan_tree(adapter: Adapter, rep: SourceReport, *, use_plastex: bool, max_bytes: int) -> TreePlan:
+    """Read one source tree, find its declarations and documents, and make a :class:`UnitJob` per document."""
     tree = adapter.tree
     texts = _read_texts(tree, rep, max_bytes)
     pm = adapter.source == "planetmath"
     envs, macros, wrappers = ({}, {}, {}) if pm else _declarations(texts)
-    units = _units(adapter, texts, envs, rep, max_bytes)
-    found: list[Theorem] = []
-    bar = _bar(len(units), adapter.source, progress)
-    docs: dict[str, Document] = {}
-    for unit in units:
+    plan = TreePlan(adapter, rep, _units(adapter, texts, envs, rep, max_bytes), macros)
+    for i, unit in enumerate(plan.units):
         t0 = time.perf_counter()
         stmts = adapter.statements(unit)
         if stmts is not None:
+            plan.own[i] = (stmts, time.perf_counter() - t0)
+        else:
+            plan.jobs[i] = UnitJob(unit.flat.text, envs, macros, wrappers, use_plastex, str(tree.root))
+    return plan
+
+
+def finish_tree(plan: TreePlan, parsed: dict[int, Extraction]) -> tuple[list[Theorem], list[Document]]:
+    """Records and documents of a planned tree, in document order, from the parses of its jobs."""
+    adapter, rep = plan.adapter, plan.rep
+    found: list[Theorem] = []
+    docs: dict[str, Document] = {}
+    for i, unit in enumerate(plan.units):
+        parser = "fallback"
+        if i in plan.own:
+            stmts, secs = plan.own[i]
             rep.parser_runs["fallback"] += len(stmts)
-            rep.parser_seconds["fallback"] += time.perf_counter() - t0
+            rep.parser_seconds["fallback"] += secs
             if not stmts:
                 rep.without_statements.append(unit.main)
-        parser = "fallback"
-        if stmts is None:
-            local_envs = parse_theorem_decls(unit.flat.text, envs, wrappers)
-            ext = extract_statements(
-                unit.flat.text, local_envs, macros, use_plastex=use_plastex, base_dir=str(tree.root)
-            )
+        else:
+            ext = parsed[i]
             stmts, parser = ext.statements, ext.parser
             rep.parser_runs.update(ext.found_by)
             rep.parser_seconds.update(ext.seconds)
@@ -169,15 +185,21 @@ def parse_tree(
             if s.file is None and s.line is not None:
                 s.file, s.line = unit.flat.line_map.locate(s.line)
             key = s.file or unit.main
-            found.append(_to_theorem(adapter, unit, s, per_file[key], parser, macros))
+            found.append(_to_theorem(adapter, unit, s, per_file[key], parser, plan.macros))
             per_file[key] += 1
-        if bar:
-            bar.update(1)
-    if bar:
-        bar.close()
     rep.statements_found += len(found)
     rep.documents += len(docs)
     return found, list(docs.values())
+
+
+def parse_tree(
+    adapter: Adapter, rep: SourceReport, *, use_plastex: bool, max_bytes: int, progress: bool, workers: int = 1
+) -> tuple[list[Theorem], list[Document]]:
+    """Parse every document of one source tree with its adapter; filters and id checks apply per source."""
+    plan = plan_tree(adapter, rep, use_plastex=use_plastex, max_bytes=max_bytes)
+    keys = list(plan.jobs)
+    results = run_units([plan.jobs[i] for i in keys], workers=workers, progress=progress)
+    return finish_tree(plan, dict(zip(keys, results)))
 
 
 def _finish(theorems: list[Theorem], rep: SourceReport) -> list[Theorem]:
@@ -253,10 +275,17 @@ def parse_sources(
     use_plastex: bool = True,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     progress: bool = True,
+    workers: int = 1,
+    map_units: UnitMapper | None = None,
 ) -> Report:
     """Parse every SOURCE (folder, tarball, ``.tex`` or ``.jsonl``) into records written under ``out_dir``.
 
-    Nothing is written outside ``out_dir``: tarballs are unpacked in a scratch folder inside it, removed after.
+    Every source is read and split into documents first; the documents of all sources are then parsed together
+    on ``workers`` processes (:func:`corpus_build.units.run_units`), or by ``map_units`` (any function from a
+    list of :class:`~corpus_build.units.UnitJob` to their :func:`~corpus_build.units.parse_unit` results, in
+    order: another engine), and the records are assembled in source and document order, so they are the same
+    bytes whatever the number of workers. Nothing is written outside ``out_dir``: tarballs are unpacked in a
+    scratch folder inside it, removed after.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -265,6 +294,8 @@ def parse_sources(
     report = Report([], plastex_available=use_plastex and plastex_available())
     theorems: list[Theorem] = []
     documents: list[Document] = []
+    # Per SOURCE: ("rows", rows, documents) read from JSON Lines, or ("plans", plans, seconds spent reading).
+    pending: list[tuple[SourceReport, str, list, float]] = []
     try:
         for raw_path in paths:
             path = Path(raw_path)
@@ -279,26 +310,39 @@ def parse_sources(
                 records = read_records(path, strict=False)
                 for rejected in records.rejected:
                     rep.fail(f"{rejected.path}:{rejected.line}", rejected.reason)
-                rows = records.theorems
-                documents += records.documents
                 rep.files_seen = rep.files_read = 1
-                rep.statements_found = len(rows)
-                rep.found_by_parser["jsonl"] = len(rows)
-                theorems += _finish(rows, rep)
+                rep.statements_found = len(records.theorems)
+                rep.found_by_parser["jsonl"] = len(records.theorems)
+                pending.append((rep, "rows", [records.theorems, records.documents], 0.0))
                 continue
             if path.is_file() and not is_tar(path) and path.suffix.lower() not in (".tex", ".ltx"):
                 rep.fail(str(path), "not a folder, tarball, .tex or .jsonl file")
                 continue
-            found: list[Theorem] = []
+            plans = []
             for adapter in adapters_for(path, scratch, rep, max_file_bytes):
                 rep.source = adapter.source if rep.corpus != "papers" else "papers"
-                ts, ds = parse_tree(
-                    adapter, rep, use_plastex=use_plastex, max_bytes=max_file_bytes, progress=progress
-                )
+                plans.append(plan_tree(adapter, rep, use_plastex=use_plastex, max_bytes=max_file_bytes))
+            pending.append((rep, "plans", plans, time.perf_counter() - t0))
+        jobs = [plan.jobs[i] for _, what, plans, _ in pending if what == "plans" for plan in plans for i in plan.jobs]
+        parsed = map_units(jobs) if map_units is not None else run_units(jobs, workers=workers, progress=progress)
+        if len(parsed) != len(jobs):
+            raise RuntimeError(f"{len(jobs)} documents to parse, {len(parsed)} results")
+        results = iter(parsed)
+        for rep, what, items, seconds in pending:
+            if what == "rows":
+                rows, docs = items
+                theorems += _finish(rows, rep)
+                documents += docs
+                continue
+            t0 = time.perf_counter()
+            found: list[Theorem] = []
+            for plan in items:
+                ts, ds = finish_tree(plan, {i: next(results) for i in plan.jobs})
                 found += ts
                 documents += ds
             theorems += _finish(found, rep)
-            rep.seconds = round(time.perf_counter() - t0, 2)
+            # Reading and assembling, plus every document's parse time (wall time when one worker parses).
+            rep.seconds = round(seconds + time.perf_counter() - t0 + sum(rep.parser_seconds.values()), 2)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     report.seconds = time.perf_counter() - start

@@ -93,10 +93,24 @@ def walk_tree(root: Path, *, label: str = "") -> SourceTree:
 _SAFE = re.compile(r"^[\w.+@=,~ -]+$")
 
 
-def extract_tar(archive: Path, dest: Path, *, max_member_bytes: int) -> list[FileProblem]:
+DEFAULT_MAX_MEMBERS = 20_000
+DEFAULT_MAX_TOTAL_BYTES = 1 << 30  # 1 GiB written per archive
+
+
+def extract_tar(
+    archive: Path,
+    dest: Path,
+    *,
+    max_member_bytes: int,
+    max_members: int = DEFAULT_MAX_MEMBERS,
+    max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
+) -> list[FileProblem]:
     """Extract the regular files of ``archive`` into ``dest``; every refused member is returned as a problem.
 
-    Never writes outside ``dest``: each member path is checked part by part, links are not created.
+    Never writes outside ``dest``: each member path is checked part by part, links are not created. Bounded: at
+    most ``max_members`` members are read (the archive's index is streamed, never loaded whole), no file over
+    ``max_member_bytes`` and no more than ``max_total_bytes`` in all are written; past a cap the rest of the
+    archive is skipped and one problem says so.
     """
     problems: list[FileProblem] = []
     dest = dest.resolve()
@@ -104,46 +118,57 @@ def extract_tar(archive: Path, dest: Path, *, max_member_bytes: int) -> list[Fil
         tf = tarfile.open(archive)
     except (tarfile.TarError, OSError) as e:
         return [FileProblem(archive.name, f"not a readable tar archive: {e}")]
+    written = 0
     with tf:
         try:
-            members = tf.getmembers()
+            for count, m in enumerate(tf, start=1):
+                if count > max_members:
+                    problems.append(FileProblem(
+                        archive.name, f"archive has more than {max_members} members; the rest is skipped"))
+                    break
+                if m.isfile() and written + m.size > max_total_bytes:
+                    problems.append(FileProblem(
+                        archive.name,
+                        f"archive expands to more than {max_total_bytes} bytes; the rest is skipped from {m.name}"))
+                    break
+                problem = _extract_member(tf, m, dest, max_member_bytes)
+                if problem is None:
+                    written += m.size if m.isfile() else 0
+                elif problem.reason:
+                    problems.append(problem)
         except (tarfile.TarError, OSError, EOFError) as e:
-            return [FileProblem(archive.name, f"corrupt tar archive: {e}")]
-        for m in members:
-            name = m.name
-            parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
-            if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name):
-                problems.append(FileProblem(name, "tar member has an absolute path; refused"))
-                continue
-            if ".." in parts:
-                problems.append(FileProblem(name, "tar member path escapes the target folder (..); refused"))
-                continue
-            if m.issym() or m.islnk():
-                problems.append(FileProblem(name, f"tar member is a link (to {m.linkname}); refused"))
-                continue
-            if m.isdir() or not parts:
-                continue
-            if not m.isfile():
-                problems.append(FileProblem(name, "tar member is not a regular file; refused"))
-                continue
-            if not all(_SAFE.match(p) for p in parts):
-                problems.append(FileProblem(name, "tar member name has unusual characters; refused"))
-                continue
-            if m.size > max_member_bytes:
-                problems.append(FileProblem(name, f"file too large: {m.size} bytes > limit {max_member_bytes}"))
-                continue
-            target = dest.joinpath(*parts)
-            if not target.resolve().is_relative_to(dest):
-                problems.append(FileProblem(name, "tar member resolves outside the target folder; refused"))
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            src = tf.extractfile(m)
-            if src is None:
-                problems.append(FileProblem(name, "tar member cannot be read"))
-                continue
-            with src, open(target, "wb") as out:
-                out.write(src.read(max_member_bytes + 1))
+            problems.append(FileProblem(archive.name, f"corrupt tar archive: {e}"))
     return problems
+
+
+def _extract_member(tf: tarfile.TarFile, m: tarfile.TarInfo, dest: Path, max_member_bytes: int) -> FileProblem | None:
+    """Write one member under ``dest``; ``None`` when written, a problem when refused (empty reason: a folder)."""
+    name = m.name
+    parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
+    if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name):
+        return FileProblem(name, "tar member has an absolute path; refused")
+    if ".." in parts:
+        return FileProblem(name, "tar member path escapes the target folder (..); refused")
+    if m.issym() or m.islnk():
+        return FileProblem(name, f"tar member is a link (to {m.linkname}); refused")
+    if m.isdir() or not parts:
+        return FileProblem(name, "")
+    if not m.isfile():
+        return FileProblem(name, "tar member is not a regular file; refused")
+    if not all(_SAFE.match(p) for p in parts):
+        return FileProblem(name, "tar member name has unusual characters; refused")
+    if m.size > max_member_bytes:
+        return FileProblem(name, f"file too large: {m.size} bytes > limit {max_member_bytes}")
+    target = dest.joinpath(*parts)
+    if not target.resolve().is_relative_to(dest):
+        return FileProblem(name, "tar member resolves outside the target folder; refused")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    src = tf.extractfile(m)
+    if src is None:
+        return FileProblem(name, "tar member cannot be read")
+    with src, open(target, "wb") as out:
+        out.write(src.read(max_member_bytes + 1))
+    return None
 
 
 def is_tar(path: Path) -> bool:

@@ -19,6 +19,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# The shared test index and the servers tests spawn embed with torch, whatever the default backend: one backend
+# on both sides of every search, and no int8 ONNX export written under the user's data folder. The onnx-int8
+# backend has its own tests (tests/test_embed_onnx.py, tests/db/test_space_backend.py) in temporary folders.
+os.environ.setdefault("THEOREM_RAG_EMBED_BACKEND", "torch")
 _TREE = pytest.StashKey["set[str] | None"]()
 
 

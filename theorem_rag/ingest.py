@@ -59,6 +59,19 @@ def theorem_node(theorem: Theorem, slogan: str | None, embed_text: str, embed_ha
     return node
 
 
+def _check_maker(space: Any, model: str, backend: str) -> None:
+    from theorem_rag.errors import InputError
+
+    if space.made_by(model, backend):
+        return
+    raise InputError(
+        f"vector space {space.name!r} holds vectors of {space.model or 'an unrecorded model'} run by the "
+        f"{space.backend} backend; this build embeds with {model} on {backend}, and one space never mixes the two. "
+        f"Re-embed every statement with {backend}: `theorem-rag index build --reembed --embed-backend {backend}`, "
+        f"or keep the space as it is: THEOREM_RAG_EMBED_BACKEND={space.backend}"
+    )
+
+
 def _embed_step(embedder: Any, progress: bool) -> Any:
     from llama_index.core.schema import TransformComponent
 
@@ -86,12 +99,21 @@ def build_index(
     batch_size: int = 2048,
     progress: bool = True,
     build_hnsw: bool = True,
+    reembed: bool = False,
 ) -> IndexReport:
-    """Upsert documents and statements, write missing slogans, embed what has no vector yet, build the index."""
+    """Upsert documents and statements, write missing slogans, embed what has no vector yet, build the index.
+
+    A space holds the vectors of one model run by one backend (``embedder.backend``, recorded with the space):
+    building it with another is an InputError before anything is written, unless ``reembed`` is set, which
+    deletes the space's vectors and embeds every statement again.
+    """
     try:
         from llama_index.core.ingestion import IngestionPipeline
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError(f"indexing needs LlamaIndex: {_INDEX_EXTRA}") from e
+    model, backend = getattr(embedder, "model_name", ""), getattr(embedder, "backend", "torch")
+    if not reembed and space in {sp.name for sp in store.spaces()}:
+        _check_maker(store.space(space), model, backend)
     from theorem_rag.embed import embed_hash, embed_text_for
     from theorem_rag.retrieval.vector_store import TheoremVectorStore
     from theorem_rag.slogans import write_slogans
@@ -117,7 +139,9 @@ def build_index(
     report.seconds["slogans"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    store.vector_space(space, embedder.dim, field=field, model=getattr(embedder, "model_name", ""))
+    store.vector_space(space, embedder.dim, field=field, model=model, backend=backend)
+    if reembed:
+        store.reset_space(space, model, backend)
     # A vector is keyed on the text it embeds: a new slogan or a changed macro re-embeds that statement only.
     texts = {t.id: embed_text_for(t, run.slogans.get(t.id), field) for t in theorems}
     instruction = getattr(embedder, "doc_instruction", "")

@@ -12,6 +12,7 @@ from :class:`~theorem_rag.config.Settings` at the edges.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from theorem_rag.config import Settings
@@ -89,9 +90,11 @@ class TheoremSearch:
         from theorem_rag.retrieval.rerank import build_reranker
 
         s = settings or Settings()
-        store = TheoremStore(resolve_dsn(s), table=s.table, max_query_chars=s.max_query_chars)
+        store = TheoremStore(resolve_dsn(s), table=s.table, max_query_chars=s.max_query_chars, pool_size=s.db_pool_size,
+                             statement_timeout=s.statement_timeout)  # fmt: skip
         embedder = Embedder(s.embed_model, doc_instruction=s.doc_instruction, query_instruction=s.query_instruction,
-                            batch_size=s.embed_batch_size)  # fmt: skip
+                            batch_size=s.embed_batch_size, backend=s.embed_backend,
+                            cache_dir=Path(s.data_dir) / "onnx")  # fmt: skip
         kwargs: dict[str, Any] = dict(
             space=space_name(s.embed_model, s.embed_field), k=s.k, max_k=s.max_k, pool=s.candidate_pool,
             ef_search=s.ef_search, iterative_scan=s.iterative_scan, hybrid=s.hybrid, rrf_k=s.rrf_k,
@@ -130,6 +133,7 @@ class TheoremSearch:
                 raise IndexNotBuilt(
                     f"the index has no vectors in space {space!r}: run `theorem-rag index build --embed-field {field}`"
                 )
+            check_space_maker(self.store.space(space), self.embedder)
             self._built.add(space)
 
     def search_batch(
@@ -195,6 +199,22 @@ class TheoremSearch:
 
     def close(self) -> None:
         self.store.close()
+
+
+def check_space_maker(space: Any, embedder: Any) -> None:
+    """An InputError when ``space`` was filled by another model or backend than ``embedder`` runs: its vectors and
+    the query's would not be comparable. The message says what to set or run instead."""
+    model, backend = getattr(embedder, "model_name", None), getattr(embedder, "backend", None)
+    if space.made_by(model, backend):
+        return
+    other_model = bool(space.model and model and space.model != model)
+    setting = f"THEOREM_RAG_EMBED_BACKEND={space.backend}" + (f" THEOREM_RAG_EMBED_MODEL={space.model}" if other_model else "")
+    command = f"theorem-rag index build --reembed --embed-backend {backend}" + (f" --embed-model {model}" if other_model else "")
+    raise InputError(
+        f"vector space {space.name!r} holds vectors of {space.model or 'an unrecorded model'} run by the "
+        f"{space.backend} backend, but this search embeds queries with {model} on {backend}; vectors of two models "
+        f"or backends are never compared. Search with {setting}, or re-embed the space: `{command}`"
+    )
 
 
 def _filter_kwargs(filters: Mapping[str, Any]) -> dict[str, Any]:

@@ -45,7 +45,7 @@ class _Gate:
 
 
 def test_concurrent_queries_share_batches_and_get_their_own_vectors(embedder):
-    from theorem_rag.api.batching import QueryBatcher
+    from theorem_rag.serving.batching import QueryBatcher
 
     expected = embedder.embed_queries(QUERIES)
     gate = _Gate(embedder)
@@ -72,7 +72,7 @@ def test_concurrent_queries_share_batches_and_get_their_own_vectors(embedder):
 
 
 def test_several_queries_pass_through_and_attributes_delegate(embedder):
-    from theorem_rag.api.batching import QueryBatcher
+    from theorem_rag.serving.batching import QueryBatcher
 
     batcher = QueryBatcher(embedder)
     np.testing.assert_allclose(batcher.embed_queries(QUERIES[:3]), embedder.embed_queries(QUERIES[:3]), atol=1e-6)
@@ -81,7 +81,7 @@ def test_several_queries_pass_through_and_attributes_delegate(embedder):
 
 
 def test_a_failing_batch_raises_in_the_caller_and_the_next_call_works(embedder):
-    from theorem_rag.api.batching import QueryBatcher
+    from theorem_rag.serving.batching import QueryBatcher
 
     batcher = QueryBatcher(embedder)
     with pytest.raises((TypeError, ValueError)):

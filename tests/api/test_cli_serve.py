@@ -16,7 +16,7 @@ from theorem_rag.cli.serve_api import api, mcp
 def test_help_lists_the_flags():
     out = CliRunner().invoke(api, ["--help"]).output
     for flag in ("--host", "--port", "--search-threads", "--max-body-bytes", "--torch-threads", "--table",
-                 "--batch-queries"):  # fmt: skip
+                 "--batch-queries", "--search-queue", "--queue-wait", "--query-cache", "--workers"):  # fmt: skip
         assert flag in out
     assert "THEOREM_RAG_API_KEY" in out and "--api-key" not in out
     out = CliRunner().invoke(mcp, ["--help"]).output
@@ -76,3 +76,48 @@ def test_api_on_the_embedded_defaults_says_to_build_the_index(pg_server, tmp_pat
         proc.terminate()
         proc.wait(30)
     assert "k3y" not in proc.stderr.read().decode()
+
+
+def _children(pid: int) -> list[str]:
+    """Command lines of the live child processes of ``pid`` (Linux /proc)."""
+    from pathlib import Path
+
+    kids = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        kids += (task / "children").read_text().split()
+    out = []
+    for kid in kids:
+        try:
+            out.append(Path(f"/proc/{kid}/cmdline").read_bytes().replace(b"\0", b" ").decode())
+        except OSError:
+            pass
+    return out
+
+
+@pytest.mark.db
+@pytest.mark.models
+@pytest.mark.slow
+def test_api_with_two_worker_processes(integ, pg_dsn):
+    """`theorem-rag api --workers 2`: two processes on one port over the same database, each answering searches."""
+    import httpx
+    from concurrent.futures import ThreadPoolExecutor
+
+    port = free_port()
+    # Generous queue wait and deadline: this checks that both processes answer, not how fast (a loaded CI machine
+    # would otherwise turn slow answers into 503s).
+    env = {**os.environ, "THEOREM_RAG_DATABASE_URL": pg_dsn, "THEOREM_RAG_TABLE": integ[1], "HF_HUB_OFFLINE": "1",
+           "THEOREM_RAG_QUEUE_WAIT": "240", "THEOREM_RAG_REQUEST_TIMEOUT": "240"}
+    proc = subprocess.Popen([sys.executable, "-c", "from theorem_rag.cli import main; main()", "api", "--port",
+                             str(port), "--log-level", "warning", "--workers", "2", "--search-threads", "2"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        wait_for_port(proc, port, "the API")
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=300) as c, ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(lambda _: c.get("/search", params={"q": "bijection", "k": 1}), range(16)))
+            assert [r.status_code for r in answers] == [200] * 16, answers[0].text
+            assert [r.json()["results"][0]["id"] for r in answers] == ["planetmath:Bijection"] * 16
+            workers = [cmd for cmd in _children(proc.pid) if "multiprocessing.spawn" in cmd]
+            assert len(workers) == 2
+    finally:
+        proc.terminate()
+        proc.wait(60)

@@ -118,3 +118,24 @@ def test_missing_and_unsupported_sources(tmp_path: Path):
     failed = _failed(report)
     assert failed[str(tmp_path / "nope")] == "no such file or folder"
     assert "not a folder, tarball" in failed[str(tmp_path / "notes.pdf")]
+
+
+def test_extract_tar_caps_the_member_count_without_reading_the_whole_index(tmp_path: Path):
+    archive = _tar(tmp_path / "many.tar", [_member(f"p/f{i:03d}.tex", b"x") for i in range(50)])
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    problems = extract_tar(archive, dest, max_member_bytes=100, max_members=10)
+    assert [(p.path, p.reason) for p in problems] == [
+        ("many.tar", "archive has more than 10 members; the rest is skipped")]
+    assert sorted(os.listdir(dest / "p")) == [f"f{i:03d}.tex" for i in range(10)]
+
+
+def test_extract_tar_caps_the_total_size_written(tmp_path: Path):
+    archive = _tar(tmp_path / "big.tar", [_member(f"p/f{i}.tex", b"y" * 40) for i in range(5)])
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    problems = extract_tar(archive, dest, max_member_bytes=100, max_total_bytes=100)
+    assert [(p.path, p.reason) for p in problems] == [
+        ("big.tar", "archive expands to more than 100 bytes; the rest is skipped from p/f2.tex")]
+    assert sorted(os.listdir(dest / "p")) == ["f0.tex", "f1.tex"]
+    assert sum((dest / "p" / f).stat().st_size for f in os.listdir(dest / "p")) == 80

@@ -106,7 +106,7 @@ def test_migration_seeds_counts_of_an_older_index(pg_dsn, table_prefix):
         conn.execute(sqltext.create_space_table(n, "old", 2, False))
         conn.execute(f"INSERT INTO {n.vectors('old')} (theorem_id, content_hash, source, kind, doc_id, embedding) "
                      "VALUES ('a:1', 'h1', 'a', 'lemma', 'd', '[1,0]')")  # fmt: skip
-        assert migrate(conn, table_prefix) == [4]
+        assert migrate(conn, table_prefix, target=4) == [4]
     with TheoremStore(pg_dsn, table=table_prefix) as store:
         _check(store)
         assert store.stats("old")["missing_vectors"] == 1

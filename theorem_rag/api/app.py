@@ -2,8 +2,8 @@
 
 Errors come back as JSON ``{"error": code, "message": text}``: bad input is 400 (malformed JSON) or 422 (a
 request the schema rejects, or an :class:`~theorem_rag.errors.InputError` from the search), an unknown id 404, a
-missing API key 401, a body over the cap 413, a client over its rate limit 429, no index, no database or a request
-past its deadline 503 (the last two with ``Retry-After``). Anything else, a plain ``ValueError`` included, is a bug:
+missing API key 401, a body over the cap 413, a client over its rate limit 429, no index, no database, a full
+server or a request past its deadline 503 (the last three with ``Retry-After``). Anything else, a plain ``ValueError`` included, is a bug:
 500 with a generic message, and the traceback in the log.
 
 >>> app = create_app(TheoremSearch.from_settings())      # doctest: +SKIP
@@ -13,12 +13,10 @@ past its deadline 503 (the last two with ``Retry-After``). Anything else, a plai
 # No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose annotations name
 # closure variables (the auth scheme, the limits).
 import logging
-import math
 from collections.abc import Callable
 from typing import Annotated, Any
 
 try:
-    import anyio.to_thread
     from fastapi import Depends, FastAPI, Path, Query, Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse
@@ -27,12 +25,14 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the REST API needs FastAPI: pip install "theorem-rag[api]"') from err
 
-from theorem_rag.api.deadline import DeadlineExceeded, call_with_deadline
 from theorem_rag.api.health import HealthProbe
 from theorem_rag.api.limits import BodySizeLimit
 from theorem_rag.errors import InputError
 from theorem_rag.guards.apikey import key_matches
 from theorem_rag.guards.ratelimit import RateLimit, RateLimiter
+from theorem_rag.serving.admission import Overloaded
+from theorem_rag.serving.deadline import DeadlineExceeded
+from theorem_rag.serving.service import SearchService
 from theorem_rag.wire import (
     DocumentOut, ErrorOut, HitOut, Level, PaperHitOut, PaperOut, SearchRequest, SearchResponse, TheoremOut,
     TheoremSummary,
@@ -44,7 +44,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorOut, "description": text}
     for code, text in [(400, "Malformed request"), (401, "Missing or wrong API key"), (404, "Unknown id"),
                        (413, "Body too large"), (422, "Invalid input"), (429, "Over the client's rate limit"),
-                       (503, "No index, database down or past the request deadline")]
+                       (503, "No index, database down, server full or past the request deadline")]
 }  # fmt: skip
 RETRY_AFTER_S = "5"
 
@@ -93,6 +93,10 @@ def _install_error_handlers(app: FastAPI, index_errors: tuple[type, type], reque
         return _error(503, "timeout", f"the request took longer than {request_timeout:g} s and was cancelled; "
                       "retry shortly, or ask for fewer results", headers={"Retry-After": RETRY_AFTER_S})  # fmt: skip
 
+    @app.exception_handler(Overloaded)
+    async def full(request: Request, exc: Overloaded) -> JSONResponse:
+        return _error(503, "overloaded", str(exc), headers={"Retry-After": str(exc.retry_after)})
+
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
         codes = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
@@ -131,6 +135,8 @@ def create_app(
     *,
     max_body_bytes: int = 256 * 1024,
     search_threads: int = 4,
+    search_queue: int = 16,
+    queue_wait: float = 1.0,
     max_paper_theorems: int = 500,
     request_timeout: float = 30.0,
     rate_limit_per_minute: float = 0,
@@ -140,9 +146,11 @@ def create_app(
     """The FastAPI app over a :class:`~theorem_rag.search.TheoremSearch` (the caller owns and closes it).
 
     ``api_key`` (from ``THEOREM_RAG_API_KEY`` at the edge) protects every route but ``/health`` and the docs.
-    ``search_threads`` bounds concurrent searches: the embedder and the database pool are the shared resources,
-    and more threads than pooled connections only queue inside them. A request still running after
-    ``request_timeout`` seconds (0: no limit) is answered 503 and its database work is cancelled. With
+    ``search_threads`` bounds concurrent searches (the database pool is the shared resource: more threads than
+    pooled connections only queue inside it); ``search_queue`` more requests may wait, each at most
+    ``queue_wait`` seconds, and their queries are embedded together meanwhile. A request beyond those is answered
+    503 ``overloaded`` with ``Retry-After`` at once, so a burst never becomes a long queue. A request still
+    running after ``request_timeout`` seconds (0: no limit) is answered 503 and its database work is cancelled. With
     ``rate_limit_per_minute`` above 0 (``Settings`` turns it on at the edge), each client address gets a token
     bucket of ``rate_limit_burst`` requests refilled at that rate; ``/health`` is exempt: it probes the database at
     most once per ``health_cache_seconds``, however often it is polled.
@@ -157,14 +165,10 @@ def create_app(
 
     if request_timeout < 0:
         raise ValueError(f"request_timeout must be 0 (no limit) or positive, got {request_timeout}")
-    limiter = anyio.CapacityLimiter(search_threads)
+    service = SearchService(search, slots=search_threads, queue=search_queue, max_wait=queue_wait,
+                            request_timeout=request_timeout)  # fmt: skip
     health_probe = HealthProbe(search.stats, ttl=health_cache_seconds, version=_version())
-
-    def deadline() -> float:
-        return anyio.current_time() + request_timeout if request_timeout else math.inf
-
-    async def run(fn: Callable[..., Any], *args: Any, until: float, **kwargs: Any) -> Any:
-        return await call_with_deadline(fn, *args, deadline=until, limiter=limiter, **kwargs)
+    run = service.call
 
     app = FastAPI(
         title="theorem-rag",
@@ -173,6 +177,7 @@ def create_app(
         "stable ids, the statement, a plain-English slogan and a link, so they can be cited.",
         responses=ERRORS,
     )
+    app.state.service = service  # its admission counts and batcher, for tests and benchmarks
     app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
     if rate_limit_per_minute:
         # Added last, so outermost: a client over its rate is turned away before anything reads its body or key.
@@ -183,12 +188,11 @@ def create_app(
 
     async def do_search(req: SearchRequest) -> SearchResponse:
         k = search.k if req.k is None else req.k
-        until = deadline()
         if req.level == "paper":
-            papers = await run(search.search_papers, req.query, req.k, until=until, **req.filters())
+            papers = await run(search.search_papers, req.query, req.k, query=req.query, **req.filters())
             return SearchResponse(query=req.query, level="paper", k=k,
                                   papers=[PaperHitOut.from_paper_hit(p) for p in papers])  # fmt: skip
-        hits = await run(search.search, req.query, req.k, until=until, **req.filters())
+        hits = await run(search.search, req.query, req.k, query=req.query, **req.filters())
         return SearchResponse(query=req.query, level="theorem", k=k, results=[HitOut.from_hit(h) for h in hits])
 
     @app.get("/health", tags=["service"])
@@ -221,7 +225,7 @@ def create_app(
     @app.get("/theorems/{theorem_id:path}", response_model=TheoremOut, tags=["records"], dependencies=auth)
     async def theorem(theorem_id: Annotated[str, Path(description="e.g. stacks:00DV")]) -> TheoremOut:
         """One statement with its slogan, citation and provenance."""
-        hit = await run(search.get_theorem, theorem_id, until=deadline())
+        hit = await run(search.get_theorem, theorem_id)
         if hit is None:
             raise HTTPException(404, f"no theorem with id {theorem_id!r}")
         return TheoremOut.from_record(hit)
@@ -232,7 +236,7 @@ def create_app(
         limit: Annotated[int, Query(ge=1, le=max_paper_theorems, description="Statements listed at most.")] = 100,
     ) -> PaperOut:
         """A document (paper, chapter, entry) with its statements in source order."""
-        until = deadline()
+        until = service.deadline()
         doc = await run(search.get_document, doc_id, until=until)
         if doc is None:
             raise HTTPException(404, f"no paper or document with id {doc_id!r}")

@@ -19,7 +19,7 @@ from typing import Any
 
 import anyio
 
-from theorem_rag.api.deadline import DeadlineExceeded, call_with_deadline
+from theorem_rag.serving.deadline import DeadlineExceeded, call_with_deadline
 
 log = logging.getLogger("theorem_rag.api")
 

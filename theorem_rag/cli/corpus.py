@@ -22,13 +22,19 @@ def corpus() -> None:
     "--max-file-mb", type=click.FloatRange(min=0.001), default=20.0, show_default=True,
     envvar="THEOREM_RAG_MAX_FILE_MB", help="Skip (and report) LaTeX files larger than this.",
 )
+@click.option(
+    "--workers", type=click.IntRange(min=1), envvar="THEOREM_RAG_PARSE_WORKERS",
+    help="Processes that parse documents at once (default: the cores available); the records are the same.",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def parse(sources: tuple[str, ...], out_dir: str, fmt: str, no_plastex: bool, max_file_mb: float, quiet: bool) -> None:
+def parse(sources: tuple[str, ...], out_dir: str, fmt: str, no_plastex: bool, max_file_mb: float, workers: int | None,
+          quiet: bool) -> None:  # fmt: skip
     """Parse SOURCE... (folders, .tar/.tar.gz, .tex or theorem .jsonl files) into records under --out.
 
     Example: theorem-rag corpus parse ../shared/corpora/stacks --out data/records
     """
     from corpus_build.parse import parse_sources
+    from corpus_build.units import default_workers
 
     report = parse_sources(
         sources,
@@ -37,6 +43,7 @@ def parse(sources: tuple[str, ...], out_dir: str, fmt: str, no_plastex: bool, ma
         use_plastex=not no_plastex,
         max_file_bytes=int(max_file_mb * 1024 * 1024),
         progress=not quiet,
+        workers=workers or default_workers(),
     )
     totals = report.to_dict()["totals"]
     for s in report.sources:

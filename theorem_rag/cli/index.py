@@ -46,9 +46,13 @@ def index() -> None:
 @click.option("--source", "sources", multiple=True, help="Index only these sources.")
 @click.option("--limit", type=click.IntRange(min=1), help="Index at most this many statements (for a quick try).")
 @click.option("--slogan-writer", envvar="THEOREM_RAG_SLOGAN_WRITER", help="'offline' or a litellm model name.")
+@click.option("--embed-backend", type=click.Choice(["onnx-int8", "torch"]), envvar="THEOREM_RAG_EMBED_BACKEND",
+              help="What runs the model: its int8 ONNX export, built once under the data folder (default), or torch.")
+@click.option("--reembed", is_flag=True,
+              help="Delete the space's vectors and embed every statement again (to change the backend or model).")
 @with_db_options
-def build(records_dirs, jsonl_files, sources, limit, slogan_writer, database_url, table, data_dir, embed_model,
-          embed_field) -> None:  # fmt: skip
+def build(records_dirs, jsonl_files, sources, limit, slogan_writer, embed_backend, reembed, database_url, table,
+          data_dir, embed_model, embed_field) -> None:  # fmt: skip
     """Upsert records, write slogans, embed and build the HNSW index (incremental: reruns do only what changed)."""
     from theorem_rag.ingest import build_index
     from theorem_rag.record_files import read_records
@@ -58,7 +62,7 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, database_url
     from theorem_rag.slogans import build_slogan_writer
 
     s = settings_from(database_url=database_url, table=table, data_dir=data_dir, embed_model=embed_model,
-                      embed_field=embed_field, slogan_writer=slogan_writer)  # fmt: skip
+                      embed_field=embed_field, slogan_writer=slogan_writer, embed_backend=embed_backend)  # fmt: skip
     theorems, documents = [], []
     try:
         found = [read_records(folder) for folder in records_dirs]
@@ -82,8 +86,12 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, database_url
     writer = build_slogan_writer(s.slogan_writer, api_base=s.llm_api_base, context=s.slogan_context,
                                  concurrency=s.llm_concurrency, max_retries=s.llm_max_retries,
                                  rpm=s.llm_requests_per_minute)  # fmt: skip
-    report = build_index(search.store, search.embedder, theorems, documents, writer=writer,
-                         space=space_name(s.embed_model, s.embed_field), field=s.embed_field)  # fmt: skip
+    try:
+        report = build_index(search.store, search.embedder, theorems, documents, writer=writer,
+                             space=space_name(s.embed_model, s.embed_field), field=s.embed_field,
+                             reembed=reembed)  # fmt: skip
+    except InputError as e:
+        raise click.ClickException(str(e)) from e
     click.echo(report.summary())
 
 

@@ -4,10 +4,19 @@ Both start on the embedded defaults (the same database and index as ``theorem-ra
 ``THEOREM_RAG_*`` environment. The API key is read from ``THEOREM_RAG_API_KEY`` only, never from a flag (a flag
 would show in the process list) and never logged; both servers require it when it is set, and the MCP server
 refuses to listen beyond loopback without one. Per-client rate limits apply to both over HTTP.
+
+Both answer through one :class:`~theorem_rag.serving.service.SearchService` per process: ``--search-threads``
+searches run at once, ``--search-queue`` more wait (their queries embedded together meanwhile), each at most
+``--queue-wait`` seconds; beyond that a request is answered at once (REST: 503 with ``Retry-After``; MCP: a tool
+error saying when to retry). ``theorem-rag api --workers N`` runs N processes on one port over the same database,
+each with its own model, pool (two connections per search thread, and one for ``/health``) and bounds.
 """
 
 from __future__ import annotations
 
+import atexit
+import json
+import os
 import threading
 from typing import Any
 
@@ -40,10 +49,43 @@ def with_rate_options(fn):
     return fn
 
 
+serving_options = [
+    click.option("--search-threads", type=click.IntRange(min=1),
+                 help="Searches run at once per process (the rest wait); the database pool holds two connections "
+                 "per search thread and one more. [default: THEOREM_RAG_SEARCH_THREADS or 4]"),
+    click.option("--search-queue", type=click.IntRange(min=0),
+                 help="Searches that may wait beyond the running ones; more are refused at once (503 with "
+                 "Retry-After). [default: THEOREM_RAG_SEARCH_QUEUE or 16]"),
+    click.option("--queue-wait", type=click.FloatRange(min=0, min_open=True),
+                 help="Seconds a search may wait for a thread before it is refused. [default: "
+                 "THEOREM_RAG_QUEUE_WAIT or 1]"),
+    click.option("--query-cache", type=click.IntRange(min=0),
+                 help="Query vectors kept by query text (LRU; 0: none). [default: THEOREM_RAG_QUERY_CACHE or 1024]"),
+    click.option("--batch-queries/--no-batch-queries", default=True, show_default=True,
+                 help="Embed queries of concurrent requests together (more throughput under load)."),
+]  # fmt: skip
+
+
+def with_serving_options(fn):
+    for option in reversed(serving_options):
+        fn = option(fn)
+    return fn
+
+
+def server_settings(settings: Settings) -> Settings:
+    """A server's settings: a pool of two connections per search thread (a search may run its full-text query
+    beside the dense one) plus one (``/health``), opened as needed, and a statement timeout no longer than the
+    request timeout when none is set."""
+    update: dict[str, Any] = {"db_pool_size": max(settings.db_pool_size, 2 * settings.search_threads + 1)}
+    if not settings.statement_timeout:
+        update["statement_timeout"] = settings.request_timeout
+    return settings.model_copy(update=update)
+
+
 def _open_search(torch_threads: int, settings: Settings, batch_queries: bool = True) -> Any:
     """The TheoremSearch the servers answer from, with concurrent queries embedded in shared batches."""
-    from theorem_rag.api.batching import with_query_batching
     from theorem_rag.search import TheoremSearch
+    from theorem_rag.serving.batching import with_query_batching
 
     try:
         import torch
@@ -51,49 +93,92 @@ def _open_search(torch_threads: int, settings: Settings, batch_queries: bool = T
         torch.set_num_threads(torch_threads)
     except ImportError as err:
         raise click.ClickException(f'serving needs the models extra: pip install "theorem-rag[models]" ({err})')
-    search = TheoremSearch.from_settings(settings)
-    return with_query_batching(search) if batch_queries else search
+    search = TheoremSearch.from_settings(server_settings(settings))
+    return with_query_batching(search, cache_size=settings.query_cache) if batch_queries else search
 
 
 def _warm_up(search: Any) -> None:
     """Load the model and open the pool now, so the first request does not pay for it."""
     search.embedder.embed_queries(["warm up"])
+    search.stats()
+
+
+def _service(search: Any, settings: Settings) -> Any:
+    from theorem_rag.serving.service import SearchService
+
+    return SearchService(search, slots=settings.search_threads, queue=settings.search_queue,
+                         max_wait=settings.queue_wait, request_timeout=settings.request_timeout)  # fmt: skip
+
+
+def _rest_app(search: Any, settings: Settings, max_body_bytes: int) -> Any:
+    from theorem_rag.api.app import create_app
+
+    return create_app(search, api_key=api_key_from_env(), max_body_bytes=max_body_bytes,
+                      search_threads=settings.search_threads, search_queue=settings.search_queue,
+                      queue_wait=settings.queue_wait, request_timeout=settings.request_timeout,
+                      rate_limit_per_minute=settings.rate_limit_per_minute,
+                      rate_limit_burst=settings.rate_limit_burst)  # fmt: skip
+
+
+# How the parent hands a worker process its configuration (flags included): uvicorn spawns workers fresh.
+_WORKER_ENV = "THEOREM_RAG_SERVE_WORKER_CONFIG"
+
+
+def worker_app() -> Any:
+    """The REST app of one ``theorem-rag api --workers N`` process (a uvicorn factory): its own search, model and
+    pool over the shared database, closed when the process exits."""
+    config = json.loads(os.environ[_WORKER_ENV])
+    settings = Settings(**config["settings"])
+    search = _open_search(config["torch_threads"], settings, config["batch_queries"])
+    atexit.register(search.close)
+    _warm_up(search)
+    return _rest_app(search, settings, config["max_body_bytes"])
 
 
 @click.command("api")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
-@click.option("--search-threads", type=click.IntRange(min=1), default=4, show_default=True,
-              help="Searches run at once (the rest wait); about the database pool size.")  # fmt: skip
+@click.option("--workers", type=click.IntRange(min=1),
+              help="Server processes sharing the port and the database, each with its own model and pool. "
+              "[default: THEOREM_RAG_WORKERS or 1]")  # fmt: skip
 @click.option("--max-body-bytes", type=click.IntRange(min=1024), default=256 * 1024, show_default=True,
               help="Largest request body accepted (413 above).")  # fmt: skip
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
               show_default=True)  # fmt: skip
-@click.option("--batch-queries/--no-batch-queries", default=True, show_default=True,
-              help="Embed queries of concurrent requests together (more throughput under load).")  # fmt: skip
 @click.option("--request-timeout", type=click.FloatRange(min=0),
               help="Seconds a request may run before it is cancelled (503 with Retry-After; 0: no limit). "
               "[default: THEOREM_RAG_REQUEST_TIMEOUT or 30]")  # fmt: skip
+@with_serving_options
 @with_rate_options
 @threads_option
 @with_db_options
-def api(host: str, port: int, search_threads: int, max_body_bytes: int, log_level: str, batch_queries: bool,
-        torch_threads: int, **flags: Any) -> None:  # fmt: skip
+def api(host: str, port: int, max_body_bytes: int, log_level: str, batch_queries: bool, torch_threads: int,
+        **flags: Any) -> None:  # fmt: skip
     """Serve the REST API (OpenAPI docs at /docs); set THEOREM_RAG_API_KEY to require a key."""
     try:
         import uvicorn
 
-        from theorem_rag.api.app import create_app
+        import theorem_rag.api.app  # noqa: F401 - fail here, with the extra to install, not in a worker
     except ImportError as err:
         raise click.ClickException(f"the REST API needs: {_API_EXTRA} ({err})")
     settings = settings_from(**flags)
+    if settings.workers > 1:
+        from theorem_rag.db.server import resolve_dsn
+
+        resolve_dsn(settings)  # start the embedded server (if it is the one) once, before the workers share it
+        os.environ[_WORKER_ENV] = json.dumps({
+            "settings": settings.model_dump(mode="json"), "torch_threads": torch_threads,
+            "batch_queries": batch_queries, "max_body_bytes": max_body_bytes,
+        })  # fmt: skip
+        click.echo(f"theorem-rag API on http://{host}:{port} (docs: /docs), {settings.workers} worker processes",
+                   err=True)  # fmt: skip
+        uvicorn.run(f"{__name__}:worker_app", factory=True, workers=settings.workers, host=host, port=port,
+                    log_level=log_level, timeout_graceful_shutdown=5)  # fmt: skip
+        return
     search = _open_search(torch_threads, settings, batch_queries)
     try:
         _warm_up(search)
-        app = create_app(search, api_key=api_key_from_env(), max_body_bytes=max_body_bytes,
-                         search_threads=search_threads, request_timeout=settings.request_timeout,
-                         rate_limit_per_minute=settings.rate_limit_per_minute,
-                         rate_limit_burst=settings.rate_limit_burst)  # fmt: skip
+        app = _rest_app(search, settings, max_body_bytes)
         click.echo(f"theorem-rag API on http://{host}:{port} (docs: /docs)", err=True)
         uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)
     finally:
@@ -106,10 +191,16 @@ def api(host: str, port: int, search_threads: int, max_body_bytes: int, log_leve
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface for --transport http.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
               help="Port for --transport http.")  # fmt: skip
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
+              show_default=True, help="Log level of the HTTP server (--transport http).")  # fmt: skip
+@click.option("--response", type=click.Choice(["json", "sse"]), default="json", show_default=True,
+              help="How --transport http answers a call: one JSON body, or an event stream.")  # fmt: skip
+@with_serving_options
 @with_rate_options
 @threads_option
 @with_db_options
-def mcp(transport: str, host: str, port: int, torch_threads: int, **flags: Any) -> None:
+def mcp(transport: str, host: str, port: int, log_level: str, response: str, torch_threads: int,
+        batch_queries: bool, **flags: Any) -> None:  # fmt: skip
     """Serve the MCP tools search_theorems, get_theorem and get_paper; over HTTP, THEOREM_RAG_API_KEY (when set)
     is required as on REST, and a host beyond loopback needs it."""
     try:
@@ -124,9 +215,9 @@ def mcp(transport: str, host: str, port: int, torch_threads: int, **flags: Any) 
         except ValueError as err:
             raise click.ClickException(str(err))
     settings = settings_from(**flags)
-    search = _open_search(torch_threads, settings)
+    search = _open_search(torch_threads, settings, batch_queries)
     try:
-        server = build_server(search)
+        server = build_server(search, service=_service(search, settings))
         if transport == "stdio":
             # stdout is the protocol channel: warm up beside it so the client's handshake is answered at once.
             threading.Thread(target=_warm_up, args=(search,), daemon=True).start()
@@ -136,6 +227,7 @@ def mcp(transport: str, host: str, port: int, torch_threads: int, **flags: Any) 
             click.echo(f"theorem-rag MCP (streamable HTTP) on http://{host}:{port}/mcp", err=True)
             serve_http(server, host=host, port=port, api_key=api_key,
                        rate_limit_per_minute=settings.rate_limit_per_minute,
-                       rate_limit_burst=settings.rate_limit_burst)  # fmt: skip
+                       rate_limit_burst=settings.rate_limit_burst, log_level=log_level,
+                       json_response=response == "json")  # fmt: skip
     finally:
         search.close()

@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3, 4]
+[1, 2, 3, 4, 8]
 """
 
 from __future__ import annotations
@@ -108,6 +108,8 @@ def _v4(n: Names) -> list[Step]:
 
     def existing_spaces(conn: Connection) -> None:
         spaces = [r[0] for r in conn.execute(sql.SQL("SELECT name FROM {s}").format(s=sql.Identifier(n.spaces)))]
+        # A registered space whose vector table is gone has nothing to count (a partly dropped index).
+        spaces = [s for s in spaces if conn.execute("SELECT to_regclass(%s) IS NOT NULL", [n.vectors(s)]).fetchone()[0]]
         for space in spaces:
             for _, ddl in counters.vector_triggers(n, space):
                 conn.execute(ddl)
@@ -126,12 +128,22 @@ def _v4(n: Names) -> list[Step]:
     ]
 
 
+def _v8(n: Names) -> list[sql.Composed]:
+    """Which backend ran the model of a space (torch, onnx-int8); every space built before ran torch."""
+    return [
+        sql.SQL("ALTER TABLE {sp} ADD COLUMN IF NOT EXISTS backend text NOT NULL DEFAULT 'torch'").format(
+            sp=sql.Identifier(n.spaces)
+        )
+    ]
+
+
 # (version, description, statements): append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
     (2, "feedback.answer (answer text)", _v2),
     (3, "lexicon: document frequency per full-text lexeme", _v3),
     (4, "counts and lexicon maintained by statement triggers (no recount per write or query)", _v4),
+    (8, "spaces.backend: the backend that ran the embedding model (torch, onnx-int8)", _v8),
 ]
 LATEST = MIGRATIONS[-1][0]
 
@@ -189,6 +201,8 @@ def drop_all(conn: Connection, prefix: str = "theorems") -> list[str]:
         spaces: list[str] = []
         if conn.execute("SELECT to_regclass(%s) IS NOT NULL", [n.spaces]).fetchone()[0]:
             spaces = [r[0] for r in conn.execute(sql.SQL("SELECT name FROM {s}").format(s=sql.Identifier(n.spaces)))]
+        # A registered space whose vector table is gone has nothing to count (a partly dropped index).
+        spaces = [s for s in spaces if conn.execute("SELECT to_regclass(%s) IS NOT NULL", [n.vectors(s)]).fetchone()[0]]
         for table in [n.vectors(s) for s in spaces] + n.fixed_tables():
             if conn.execute("SELECT to_regclass(%s) IS NOT NULL", [table]).fetchone()[0]:
                 conn.execute(sql.SQL("DROP TABLE {t} CASCADE").format(t=sql.Identifier(table)))

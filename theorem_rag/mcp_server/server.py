@@ -3,9 +3,12 @@
 Tools: ``search_theorems`` (query, k, sources, kinds, papers, years, paper level), ``get_theorem`` and
 ``get_paper``. Results are structured (the JSON schema of :mod:`theorem_rag.wire`) and carry ids,
 statements, slogans, links and a citation line, so an agent can cite what it found. Bad input
-(:class:`~theorem_rag.errors.InputError`) and unknown ids come back as tool errors with a message; any other
-exception is an internal error: the SDK logs it and tells the client only that the tool failed. The server keeps
-serving.
+(:class:`~theorem_rag.errors.InputError`) and unknown ids come back as tool errors with a message; so do a full
+server and a call past its deadline, with the seconds to wait before retrying. Any other exception is an internal
+error: the SDK logs it and tells the client only that the tool failed. The server keeps serving.
+
+The tools run through the REST API's path (:class:`~theorem_rag.serving.service.SearchService`): admission,
+query embeddings shared between concurrent calls, a deadline per call.
 
 >>> server = build_server(TheoremSearch.from_settings())   # doctest: +SKIP
 >>> server.run("stdio")                                     # doctest: +SKIP
@@ -13,7 +16,7 @@ serving.
 
 # No ``from __future__ import annotations``: the SDK evaluates the tool signatures, whose annotations name
 # closure variables (the search limits).
-from collections.abc import Callable
+from collections.abc import Awaitable
 from typing import Annotated, Any, TypeVar
 
 try:
@@ -25,6 +28,9 @@ except ImportError as err:  # pragma: no cover - depends on the environment
 from pydantic import Field
 
 from theorem_rag.errors import InputError
+from theorem_rag.serving.admission import Overloaded
+from theorem_rag.serving.deadline import DeadlineExceeded
+from theorem_rag.serving.service import SearchService
 from theorem_rag.wire import (
     DocumentOut, HitOut, PaperHitOut, PaperOut, SearchResponse, TheoremOut, TheoremSummary,
 )  # fmt: skip
@@ -38,22 +44,28 @@ INSTRUCTIONS = (
 )
 
 
-def _guarded(fn: Callable[[], T]) -> T:
-    """Run a search call, turning the errors callers can act on into tool errors with a clear message; any other
+async def _guarded(call: Awaitable[T]) -> T:
+    """Await a search call, turning the errors callers can act on into tool errors with a clear message; any other
     exception propagates, and the SDK reports it as an internal error without its text."""
     from theorem_rag.db.store import StoreUnavailable
     from theorem_rag.search import IndexNotBuilt
 
     try:
-        return fn()
+        return await call
     except (InputError, IndexNotBuilt) as err:
         raise ToolError(str(err)) from err
     except StoreUnavailable as err:
         raise ToolError("the database is unavailable; retry shortly") from err
+    except Overloaded as err:
+        raise ToolError(str(err)) from err
+    except DeadlineExceeded as err:
+        raise ToolError("the call took too long and was cancelled; retry shortly, or ask for fewer results") from err
 
 
-def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: int = 500) -> MCPServer:
-    """An ``MCPServer`` whose tools call ``search`` (a :class:`~theorem_rag.search.TheoremSearch`).
+def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: int = 500,
+                 service: SearchService | None = None) -> MCPServer:  # fmt: skip
+    """An ``MCPServer`` whose tools call ``search`` (a :class:`~theorem_rag.search.TheoremSearch`) through
+    ``service`` (by default a :class:`~theorem_rag.serving.service.SearchService` with its default bounds).
 
     >>> server = build_server(search)                            # doctest: +SKIP
     >>> [t.name for t in asyncio.run(server.list_tools())]       # doctest: +SKIP
@@ -61,11 +73,13 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
     """
     from theorem_rag import __version__
 
+    service = service or SearchService(search)
+    run = service.call
     server = MCPServer(name, version=__version__, instructions=INSTRUCTIONS)
     read_only = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 
     @server.tool(annotations=read_only)
-    def search_theorems(
+    async def search_theorems(
         query: Annotated[str, Field(description="A plain-English description of the result, a name, or LaTeX.")],
         k: Annotated[int, Field(description=f"Number of results, 1 to {search.max_k}.")] = search.k,
         sources: Annotated[list[str] | None, Field(description="Only these sources, e.g. ['stacks'].")] = None,
@@ -78,32 +92,33 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
         """Search theorems, lemmas and definitions by meaning; results carry id, statement, slogan and url."""
         filters = {"sources": sources, "kinds": kinds, "papers": papers, "year_min": year_min, "year_max": year_max}
         if paper_level:
-            papers_found = _guarded(lambda: search.search_papers(query, k, **filters))
+            papers_found = await _guarded(run(search.search_papers, query, k, query=query, **filters))
             return SearchResponse(query=query, level="paper", k=k,
                                   papers=[PaperHitOut.from_paper_hit(p) for p in papers_found])  # fmt: skip
-        hits = _guarded(lambda: search.search(query, k, **filters))
+        hits = await _guarded(run(search.search, query, k, query=query, **filters))
         return SearchResponse(query=query, level="theorem", k=k, results=[HitOut.from_hit(h) for h in hits])
 
     @server.tool(annotations=read_only)
-    def get_theorem(
+    async def get_theorem(
         id: Annotated[str, Field(description="A theorem id from search results, e.g. 'stacks:00DV'.")],
     ) -> TheoremOut:
         """The full record of one statement: LaTeX, slogan, kind, number, name, document, url and citation."""
-        hit = _guarded(lambda: search.get_theorem(id))
+        hit = await _guarded(run(search.get_theorem, id))
         if hit is None:
             raise ToolError(f"no theorem with id {id!r}; ids come from search_theorems results")
         return TheoremOut.from_record(hit)
 
     @server.tool(annotations=read_only)
-    def get_paper(
+    async def get_paper(
         id: Annotated[str, Field(description="A document id (a result's 'doc_id'), e.g. 'stacks:algebra'.")],
         limit: Annotated[int, Field(ge=1, le=max_paper_theorems, description="Statements listed at most.")] = 50,
     ) -> PaperOut:
         """A paper, chapter or encyclopedia entry with its statements in source order."""
-        doc = _guarded(lambda: search.get_document(id))
+        until = service.deadline()
+        doc = await _guarded(run(search.get_document, id, until=until))
         if doc is None:
             raise ToolError(f"no paper or document with id {id!r}; ids are the 'doc_id' of search results")
-        theorems = _guarded(lambda: search.theorems_of(id, limit))
+        theorems = await _guarded(run(search.theorems_of, id, limit, until=until))
         return PaperOut(**DocumentOut.from_document(doc).model_dump(),
                         theorems=[TheoremSummary.from_theorem(t) for t in theorems])  # fmt: skip
 

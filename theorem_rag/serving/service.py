@@ -1,0 +1,96 @@
+"""``SearchService``: the one path by which the REST API and the MCP server run searches under load.
+
+A request is admitted or refused at once (:class:`~theorem_rag.serving.admission.Admission`); its query is
+embedded together with every other admitted request's (:class:`~theorem_rag.serving.batching.QueryBatcher`,
+when the search has one); it waits a bounded time for a search slot; its database work runs in a worker thread
+under the request's deadline (:func:`~theorem_rag.serving.deadline.call_with_deadline`), cancelled in PostgreSQL
+when the deadline passes. Refusals raise :class:`~theorem_rag.serving.admission.Overloaded`, deadlines
+:class:`~theorem_rag.serving.deadline.DeadlineExceeded`; the servers turn both into 503 with ``Retry-After``
+(REST) or a tool error that says when to retry (MCP).
+
+>>> service = SearchService(search, slots=4, queue=16)                   # doctest: +SKIP
+>>> hits = await service.call(search.search, "Nakayama", 5, query="Nakayama")   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from theorem_rag.errors import InputError
+from theorem_rag.query import validate_query
+from theorem_rag.serving.admission import Admission
+from theorem_rag.serving.batching import QueryBatcher, provided
+from theorem_rag.serving.deadline import call_with_deadline
+
+
+class SearchService:
+    """Admission, shared query embeddings and deadlines around a :class:`~theorem_rag.search.TheoremSearch`.
+
+    ``slots`` searches run at once (about the database pool: more only queue inside it), ``queue`` more may wait
+    for at most ``max_wait`` seconds; ``request_timeout`` seconds (0: none) bound a request from admission to
+    answer. The search may be any object with the methods called through :meth:`call`; its ``embedder`` is used
+    for shared embeddings when it is a :class:`~theorem_rag.serving.batching.QueryBatcher`.
+
+    >>> SearchService(object(), slots=2, queue=6).admission.capacity
+    8
+    """
+
+    def __init__(self, search: Any, *, slots: int = 4, queue: int = 16, max_wait: float = 1.0,
+                 request_timeout: float = 30.0) -> None:  # fmt: skip
+        if request_timeout < 0:
+            raise ValueError(f"request_timeout must be 0 (no limit) or positive, got {request_timeout}")
+        self.search = search
+        self.admission = Admission(slots, queue, max_wait)
+        self.request_timeout = request_timeout
+
+    @property
+    def batcher(self) -> QueryBatcher | None:
+        embedder = getattr(self.search, "embedder", None)
+        return embedder if isinstance(embedder, QueryBatcher) else None
+
+    def deadline(self) -> float:
+        """The deadline of a request starting now, on ``anyio.current_time()``'s clock."""
+        return anyio.current_time() + self.request_timeout if self.request_timeout else math.inf
+
+    async def call(self, fn: Callable[..., Any], *args: Any, query: str | None = None, until: float | None = None,
+                   **kwargs: Any) -> Any:  # fmt: skip
+        """``fn(*args, **kwargs)`` in a worker thread, admitted, in a slot, before ``until`` (default: a new
+        request's deadline). With ``query``, its embedding is computed first in a shared batch and handed to
+        the thread, so ``fn`` finds it instead of calling the model."""
+        until = self.deadline() if until is None else until
+        async with self.admission.admitted():
+            vectors = await self._embed(query)
+            async with self.admission.slot(until):
+                return await call_with_deadline(self._in_thread(fn, vectors), *args, deadline=until, **kwargs)
+
+    def _in_thread(self, fn: Callable[..., Any], vectors: dict[str, Any]) -> Callable[..., Any]:
+        """``fn`` as the worker thread runs it: with the query vectors at hand, and on one pinned database
+        connection for all its queries (one pool checkout per request)."""
+        store = getattr(self.search, "store", None)
+        pinned = getattr(store, "pinned", None)
+
+        @functools.wraps(fn)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with provided(vectors), (pinned() if pinned is not None else contextlib.nullcontext()):
+                return fn(*args, **kwargs)
+
+        return call
+
+    async def _embed(self, query: str | None) -> dict[str, Any]:
+        batcher = self.batcher
+        if query is None or batcher is None:
+            return {}
+        try:
+            # The text the retriever embeds: the validated query. A query it rejects is left to the search
+            # itself, which raises the error the caller should see.
+            limit = getattr(getattr(self.search, "retriever", None), "max_query_chars", None) or 20_000
+            text = validate_query(query, limit)
+        except InputError:
+            return {}
+        return {text: await batcher.aembed(text)}
