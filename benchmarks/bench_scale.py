@@ -276,6 +276,17 @@ def markdown(r: dict) -> str:
         "",
         "Timings are wall-clock on a machine other jobs were using at the same time: read them as upper bounds.",
         "",
+    ]
+    if "build" in r:
+        b = r["build"]
+        lines += [
+            f"Two phases: built by `{b['command']}` ({b['date']}, code `{b['code']['commit'][:12]}`, load average "
+            f"{b['loadavg_start']} -> {b['loadavg_end']}); latency and recall measured on that index by the command "
+            f"above with the code above (migrations applied first: {r.get('migrations_applied')}, "
+            f"{r.get('migrate_seconds', 0):.0f} s).",
+            "",
+        ]
+    lines += [
         "## Load and build",
         "",
         "| step | seconds | rows/s |",
@@ -367,8 +378,26 @@ def growth(results: list[dict]) -> str:
         vals = [get(r) for r in results]
         ratio = vals[-1] / vals[0] if len(vals) > 1 and vals[0] else float("nan")
         lines.append(f"| {name} | " + " | ".join(fmt.format(v) for v in vals) + f" | {ratio:.2f} |")
-    lines += ["", "Dates and commits: " + "; ".join(f"{r['n']:,}: {r['date']} `{r['code']['commit'][:10]}`" for r in results)]
+    def code(r: dict) -> str:
+        built = f", built with `{r['build']['code']['commit'][:10]}`" if "build" in r else ""
+        return f"{r['n']:,}: {r['date']} `{r['code']['commit'][:10]}`{built}"
+
+    lines += ["", "Dates and commits (where two runs ran different code, a ratio mixes growth with the code change): "
+              + "; ".join(code(r) for r in results)]  # fmt: skip
     return "\n".join(lines) + "\n"
+
+
+def build(store, corpus, args, settings, result: dict, step) -> None:
+    """Load and index the corpus; record the load report and the sizes in ``result``."""
+    report = load_corpus(store, corpus, SPACE, model=settings.embed_model, maintenance_work_mem=args.maintenance_work_mem,
+                         parallel_workers=args.parallel_workers, on_step=step)  # fmt: skip
+    result["load"] = {"rows": report.rows, "documents": report.documents, "seconds": report.seconds,
+                      "load_seconds": report.load_seconds, "rows_per_second": report.rows_per_second}  # fmt: skip
+    print(f"loaded {report.rows:,} rows at {report.rows_per_second:,.0f} rows/s; steps (s): "
+          + ", ".join(f"{k} {v:.1f}" for k, v in report.seconds.items()))  # fmt: skip
+    with store.connection() as conn:
+        db_bytes = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
+    result["sizes"] = {"database_bytes": db_bytes, "relations": [vars(s) for s in store.relation_sizes()]}
 
 
 # -- main -----------------------------------------------------------------------------------------------------------
@@ -399,10 +428,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--parallel-workers", type=int, default=1, help="max_parallel_maintenance_workers")
     p.add_argument("--out", type=Path, default=RESULTS)
     p.add_argument("--tag", default="", help="suffix of the result files (scale_<N><tag>.json)")
+    p.add_argument("--phase", choices=("all", "build", "query"), default="all",
+                   help="build: load and index, keep the folder, write scale_<N>.build.json; query: measure latency "
+                   "and recall on a folder a build phase left (with the code checked out now), write the results")
     args = p.parse_args(argv)
     if args.summarize:
-        found = [json.loads(f.read_text()) for f in sorted(args.out.glob("scale_*.json"))]
-        found = [r for r in found if not r.get("tag")]
+        files = [f for f in sorted(args.out.glob("scale_*.json")) if f.stem.removeprefix("scale_").isdigit()]
+        found = [json.loads(f.read_text()) for f in files]
         (args.out / "scale_growth.md").write_text(growth(found))
         print(growth(found))
         return 0
@@ -419,7 +451,13 @@ def main(argv: list[str] | None = None) -> int:
     data_dir = (args.data_dir or seed_dir.parent / f"{seed_dir.name}_bench_{args.n}").expanduser().resolve()
     if data_dir == seed_dir:
         p.error("--data-dir must not be the seed's folder")
-    if data_dir.exists():
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = args.out / f"scale_{args.n}{args.tag}"
+    built = stem.with_suffix(".build.json")
+    if args.phase == "query":
+        if not data_dir.exists() or not built.exists():
+            p.error(f"--phase query needs {data_dir} and {built} from a --phase build run")
+    elif data_dir.exists():
         if not args.fresh:
             p.error(f"{data_dir} exists: pass --fresh to delete it, or another --data-dir")
         shutil.rmtree(data_dir)
@@ -440,22 +478,46 @@ def main(argv: list[str] | None = None) -> int:
     pg_settings = {"shared_buffers": args.shared_buffers, "work_mem": args.work_mem,
                    "maintenance_work_mem": args.maintenance_work_mem,
                    "max_parallel_maintenance_workers": str(args.parallel_workers)}  # fmt: skip
-    server, dsn, result["settings"], result["postgres"] = start_server(data_dir, pg_settings)
+    if args.phase == "query":
+        before = json.loads(built.read_text())
+        result.update({k: before[k] for k in ("load", "sizes", "settings", "postgres")})
+        result["build"] = {k: before[k] for k in ("command", "date", "code", "loadavg_start", "loadavg_end", "timeline")}
+        server, dsn, _, result["postgres_now"] = start_server(data_dir, {})
+    else:
+        server, dsn, result["settings"], result["postgres"] = start_server(data_dir, pg_settings)
     sampler = MemorySampler(server.status()["pid"])
+    if args.phase == "query":
+        sampler.peaks.update(before["memory"]["steps"])
     sampler.start()
     store = TheoremStore(dsn, timeout=120, pool_size=2)
-    try:
-        report = load_corpus(store, corpus, SPACE, model=settings.embed_model, maintenance_work_mem=args.maintenance_work_mem,
-                             parallel_workers=args.parallel_workers, on_step=lambda s: setattr(sampler, "step", s))  # fmt: skip
-        result["load"] = {"rows": report.rows, "documents": report.documents, "seconds": report.seconds,
-                          "load_seconds": report.load_seconds, "rows_per_second": report.rows_per_second}  # fmt: skip
-        print(f"loaded {report.rows:,} rows at {report.rows_per_second:,.0f} rows/s; steps (s): "
-              + ", ".join(f"{k} {v:.1f}" for k, v in report.seconds.items()))  # fmt: skip
-        with store.connection() as conn:
-            db_bytes = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
-        result["sizes"] = {"database_bytes": db_bytes, "relations": [vars(s) for s in store.relation_sizes()]}
+    if args.phase == "query":  # a newer schema (migrations of the code checked out now) is applied first, timed
+        import psycopg
 
-        sampler.step = "embed queries"
+        from theorem_rag.db.schema import schema_version
+
+        with psycopg.connect(dsn) as conn:
+            version = schema_version(conn, store.names.prefix)
+        t = time.perf_counter()
+        store.migrate()
+        result["migrate_seconds"] = time.perf_counter() - t
+        with psycopg.connect(dsn) as conn:
+            result["migrations_applied"] = f"{version} -> {schema_version(conn, store.names.prefix)}"
+    partial = stem.with_suffix(".partial.json")
+    result["timeline"] = []
+
+    def step(name: str) -> None:
+        """Mark a step for the memory sampler and checkpoint what is known so far (a run cut off still tells)."""
+        sampler.step = name
+        result["timeline"].append((name, round(time.perf_counter() - t0, 1), [round(x, 2) for x in os.getloadavg()]))
+        result["memory_so_far"] = dict(sampler.peaks)
+        partial.write_text(json.dumps(result, indent=1, default=str) + "\n")
+
+    try:
+        if args.phase != "query":
+            build(store, corpus, args, settings, result, step)
+        if args.phase == "build":
+            return 0
+        step("embed queries")
         queries = dev_queries(args.queries, args.seed)
         embedder = Embedder(settings.embed_model, query_instruction=settings.query_instruction)
         embedder.embed_queries([queries[0][1]])  # load the model outside the timing
@@ -467,7 +529,7 @@ def main(argv: list[str] | None = None) -> int:
         qvecs = np.stack(vecs)
         result["query_embedding_ms"] = percentiles(emb_ms)
 
-        sampler.step = "queries"
+        step("queries")
         retriever = TheoremRetriever(store, SentenceTransformerEmbedding(embedder), SPACE, k=args.k,
                                      pool=settings.candidate_pool, ef_search=settings.ef_search,
                                      iterative_scan=settings.iterative_scan, hybrid=True, rrf_k=settings.rrf_k)  # fmt: skip
@@ -478,7 +540,7 @@ def main(argv: list[str] | None = None) -> int:
         print("latency p50/p95/p99 ms: " + "; ".join(
             f"{m} {v['all']['p50']:.1f}/{v['all']['p95']:.1f}/{v['all']['p99']:.1f}" for m, v in result["latency"].items()))
 
-        sampler.step = "recall"
+        step("recall")
         result["recall"] = measure_recall(store, corpus, qvecs, args.k, pools, settings.ef_search, args.exact_sql_check)
         print("recall@%d: " % args.k + ", ".join(f"pool {p} {v['recall']:.4f}" for p, v in result["recall"]["pools"].items()))
     finally:
@@ -486,14 +548,20 @@ def main(argv: list[str] | None = None) -> int:
         store.close()
         server.stop()
         server.release()
-        if not args.keep:
+        if not args.keep and args.phase != "build":
             shutil.rmtree(data_dir, ignore_errors=True)
-    result["memory"] = {"steps": sampler.peaks, "peak": sampler.overall(),
-                        "python_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}  # fmt: skip
-    result["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
-    result["wall_seconds"] = time.perf_counter() - t0
-    args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / f"scale_{args.n}{args.tag}"
+        result["memory"] = {"steps": sampler.peaks, "peak": sampler.overall(),
+                            "python_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}  # fmt: skip
+        result["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+        result["wall_seconds"] = time.perf_counter() - t0
+        result.pop("memory_so_far", None)
+        if args.phase == "build" and "sizes" in result:
+            built.write_text(json.dumps(result, indent=1, default=str) + "\n")
+            partial.unlink(missing_ok=True)
+            print(f"wrote {built}; the data folder {data_dir} stays for --phase query")
+    if args.phase == "build":
+        return 0
+    partial.unlink(missing_ok=True)
     stem.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
     stem.with_suffix(".md").write_text(markdown(result))
     print(markdown(result))

@@ -236,10 +236,12 @@ def load_corpus(
     on_step: Callable[[str], None] | None = None,
 ) -> LoadReport:
     """Bulk-load ``corpus`` into an empty index through the store: documents, statements by ``COPY`` with the
-    full-text index dropped, vectors by binary ``COPY``; then the full-text index, the lexicon and the HNSW index.
+    full-text index dropped, vectors by binary ``COPY``; then the full-text and HNSW indexes (the lexicon is kept
+    current by the store's triggers as the statements arrive).
 
     Every step's wall time is in ``report.seconds`` (generate: making the batches in Python, not part of the load
-    throughput; documents, theorems, vectors, text_index, lexicon, hnsw, vacuum); ``on_step(name)`` is called as each of "load", "text_index", "lexicon", "hnsw", "vacuum" starts.
+    throughput; documents, theorems, vectors, text_index, hnsw, vacuum); ``on_step(name)`` is called as each of
+    "load", "text_index", "hnsw", "vacuum" starts.
     """
     from tqdm import tqdm
 
@@ -278,7 +280,6 @@ def load_corpus(
     if build_indexes:
         steps = (
             ("text_index", lambda: store.build_text_index(maintenance_work_mem, parallel_workers)),
-            ("lexicon", store.refresh_lexicon),
             ("hnsw", lambda: store.build_index(space, maintenance_work_mem=maintenance_work_mem,
                                                parallel_workers=parallel_workers)),
             ("vacuum", store.vacuum_analyze),

@@ -1,15 +1,14 @@
 """First loads of large corpora and what they need (a mixin of :class:`~theorem_rag.db.store.TheoremStore`).
 
-``upsert_theorems`` is the path for everyday writes: it compares every row with the stored one and keeps the
-lexicon current after each call. A first load of hundreds of thousands of statements does better by
-``COPY`` straight into the table with the full-text index dropped, one index build and one lexicon refresh at the
-end (``benchmarks/bench_scale.py`` measures both ways):
+``upsert_theorems`` is the path for everyday writes: it compares every row with the stored one. A first load of
+hundreds of thousands of statements does better by ``COPY`` straight into the table with the full-text index
+dropped and one index build at the end (``benchmarks/bench_scale.py``). The lexicon and the counts stay current
+either way: the statement triggers of :mod:`theorem_rag.db.counters` fire for ``COPY`` too.
 
 >>> store.drop_text_index()                                   # doctest: +SKIP
 >>> for batch in batches:                                     # doctest: +SKIP
 ...     store.copy_theorems(batch, slogans)
 >>> store.build_text_index(maintenance_work_mem="1GB")        # doctest: +SKIP
->>> store.refresh_lexicon()                                   # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -61,8 +60,8 @@ class BulkOps:
     def copy_theorems(self, theorems: Iterable[Theorem], slogans: Mapping[str, str] | None = None) -> int:
         """Insert new statements (and their slogans) by one ``COPY`` into the table; returns #rows written.
 
-        The bulk path of a first load: no comparison with stored rows and no lexicon refresh (call
-        :meth:`refresh_lexicon` once at the end). An id already stored, or twice in the batch, is an InputError
+        The bulk path of a first load: no comparison with stored rows (the triggers keep the lexicon and counts
+        current, as for any write). An id already stored, or twice in the batch, is an InputError
         and nothing of the batch is written; use ``upsert_theorems`` to change stored statements.
         """
         items = list(theorems)
@@ -125,8 +124,8 @@ class BulkOps:
 
     def relation_sizes(self) -> list[RelationSize]:
         """Bytes on disk of every table of this index (heap + TOAST) and of each of its indexes."""
-        tables = [self.names.theorems, self.names.documents, self.names.lexicon, self.names.slogan_cache,
-                  self.names.feedback, *(self.names.vectors(s.name) for s in self.spaces())]  # fmt: skip
+        tables = [self.names.theorems, self.names.documents, self.names.lexicon, self.names.counts,
+                  self.names.slogan_cache, self.names.feedback, *(self.names.vectors(s.name) for s in self.spaces())]  # fmt: skip
         out: list[RelationSize] = []
         with self.connection() as conn:
             for table in tables:
