@@ -96,6 +96,10 @@ def run_worker(args: argparse.Namespace) -> None:
 
     queries = load_queries(Path(args.eval_dir))
     search = TheoremSearch.from_settings()
+    if hasattr(search.embedder, "query_cache_size"):
+        # Every query is embedded for real, in both trees: the query-vector cache would otherwise hand the hybrid
+        # pass the vectors of the dense pass (servers keep it on; a profile of the stages must not).
+        search.embedder.query_cache_size = 0
     modes = {"dense": search.with_options(hybrid=False), "hybrid": search}
     clock = StageClock()
     for s in modes.values():
