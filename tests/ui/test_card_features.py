@@ -201,3 +201,39 @@ def test_a_cut_statement_still_closes_its_lists():
     out = statement_html(r"Let $R$ be a ring. \begin{enumerate} \item first \item second and more words \end{enumerate}",
                          max_chars=50)  # fmt: skip
     assert out == "Let $R$ be a ring. <ol><li>first \u2026</li></ol>"
+
+
+@pytest.mark.parametrize(
+    ("latex", "html_out"),
+    [
+        # a line break before letters is not a command "\p" (\substack, matrices)
+        (r"$\sum_{\substack{p\\p\leq x}} 1$", r"$\sum_{\substack{p\\p\leq x}} 1$"),
+        # KaTeX commands that need an argument, defined as symbols by PlanetMath / the HoTT book
+        (r"$\c_X \to \H^* \to A:\set$", r"${\operatorname{c}}_X \to {\operatorname{H}}^* \to A:{\operatorname{set}}$"),
+        (r"$\text{Erd\H{o}s}$", r"$\text{Erd\H{o}s}$"),
+        (r"$f = \1_A$", r"$f = {\mathbf{1}}_A$"),
+        # an unknown command inside text in a formula stays text, a "$" inside \tag becomes \(..\)
+        (r"\begin{align*}a &= b \tag{by $\delta$} \\ b &= c \tag{see \autoref{x} and \foo}\end{align*}",
+         r"$$\begin{aligned}a &amp;= b \qquad\text{(by \(\delta\))} \\ b &amp;= c \qquad\text{(see \text{x} and "
+         r"{\textrm{foo}})}\end{aligned}$$"),
+        (r"$x \iff \mbox{the run $f(x)$ halts}$", r"$x \iff \text{the run \(f(x)\) halts}$"),
+        # proof.sty rules, entities copied from a web page, \big{|}, a control space at the end, \@ in text
+        (r"$\infer[(\to E)]{B}{A & \quad A \to B}$", r"$\dfrac{\,A \quad A \to B\,}{\,B\,}\;{\scriptstyle (\to E)}$"),
+        (r"$\inferrule*{\Gamma \\ \Delta}{C}$", r"$\begin{matrix}\Gamma \quad \Delta\\ \vdots\\ C\end{matrix}$"),
+        (r"$f(3)&gt;\phi(3)$", r"$f(3)&gt;\phi(3)$"),
+        (r"$p\big{|}|G|$", r"$p\big||G|$"),
+        (r"$w = \ $", r"$w = $"),
+        (r"i.e.\@ this", "i.e. this"),
+        # matrix shorthands and @{..} column specifications
+        (r"$\bmat{a & b \\ c & d}$", r"$\begin{bmatrix}a &amp; b \\ c &amp; d\end{bmatrix}$"),
+        (r"$\begin{array}{c@{~\vline~}c} a & b \end{array}$", r"$\begin{array}{c|c} a &amp; b \end{array}$"),
+    ],
+)
+def test_planetmath_formulas_become_valid_katex(latex, html_out):
+    assert statement_html(latex) == html_out
+
+
+def test_guessed_planetmath_macros_are_counted():
+    dropped: list[str] = []
+    statement_html(r"$\c_X = \bmat{1 & 0} \1_A$", dropped=dropped)
+    assert dropped == [r"\bmat", r"\c", r"\1"]
