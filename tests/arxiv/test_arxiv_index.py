@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-
-import numpy as np
 import pytest
 
 from arxiv_server import FixtureArxiv, fixture_arxiv, gz, paper_tex
@@ -14,28 +11,13 @@ from theorem_rag.ingest import build_index
 from theorem_rag.record_files import read_records
 from theorem_rag.slogans.offline import OfflineSloganWriter
 
+from digest_vectors import CountingEmbedder, text_vector
+
 pytestmark = pytest.mark.db
 
 THM = r"\begin{thm}\label{thm:main}Every finite integral domain is a field.\end{thm}"
 LEM = r"\begin{lem}\label{lem:z}Every field is an integral domain with no zero divisors.\end{lem}"
 OTHER = r"\begin{thm}\label{o}A group of prime order is cyclic.\end{thm}"
-
-
-def text_vector(text: str, dim: int) -> np.ndarray:
-    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
-    v = np.random.default_rng(seed).normal(size=dim).astype(np.float32)
-    return v / np.linalg.norm(v)
-
-
-class DigestEmbedder:
-    model_name, doc_instruction, dim = "digest", "", 16
-
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-
-    def embed_documents(self, texts, *, progress=False) -> np.ndarray:
-        self.texts += list(texts)
-        return np.stack([text_vector(t, self.dim) for t in texts])
 
 
 def _ingest_and_build(base, tmp_path, store, embedder, ids):
@@ -51,7 +33,7 @@ def test_new_version_replaces_the_old_statements_in_the_index(tmp_path, store):
     arxiv = FixtureArxiv()
     arxiv.entries = [{"id": "2301.00001v1", "title": "P"}, {"id": "2302.00002v1", "title": "Q"}]
     arxiv.eprints = {"2301.00001v1": gz(paper_tex(THM, LEM)), "2302.00002v1": gz(paper_tex(OTHER))}
-    e = DigestEmbedder()
+    e = CountingEmbedder()
     with fixture_arxiv(arxiv) as base:
         first = _ingest_and_build(base, tmp_path, store, e, ["2301.00001", "2302.00002"])
         assert (first.inserted, first.removed, first.embedded) == (3, 0, 3)
@@ -75,7 +57,7 @@ def test_category_and_year_filters_work_on_arxiv_metadata(tmp_path, store):
          "published": "2019-02-02T00:00:00Z"},
     ]  # fmt: skip
     arxiv.eprints = {"2301.00001v1": gz(paper_tex(THM, LEM)), "1902.00002v1": gz(paper_tex(OTHER))}
-    e = DigestEmbedder()
+    e = CountingEmbedder()
     with fixture_arxiv(arxiv) as base:
         _ingest_and_build(base, tmp_path, store, e, ["2301.00001", "1902.00002"])
     q = text_vector("anything", 16)

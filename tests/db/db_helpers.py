@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 
 from theorem_rag.records import Document, Theorem
+
+import digest_vectors
 
 DOCS = [
     Document(id="stacks:algebra", source="stacks", title="Commutative Algebra", year=2020),
@@ -45,9 +45,7 @@ DIM = 8
 
 def text_vector(text: str, dim: int = DIM) -> np.ndarray:
     """A deterministic unit vector for a text (seeded by its digest): same text, same vector."""
-    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
-    v = np.random.default_rng(seed).normal(size=dim).astype(np.float32)
-    return v / np.linalg.norm(v)
+    return digest_vectors.text_vector(text, dim)
 
 
 def theorem_vectors(theorems=THEOREMS) -> np.ndarray:

@@ -15,7 +15,7 @@ from theorem_rag.ingest import build_index
 from theorem_rag.records import Document, Hit, Theorem
 from theorem_rag.slogans.offline import OfflineSloganWriter, offline_slogan
 
-from db_helpers import text_vector
+from digest_vectors import CountingEmbedder, text_vector
 
 pytestmark = pytest.mark.db
 
@@ -26,19 +26,6 @@ B = Theorem(id="x:b", source="x", kind="lemma", doc_id="x:notes", label="lemma-f
             section=("Algebra", "Flatness"), body_latex=r"Flat modules are torsion free.")
 C = Theorem(id="x:c", source="x", kind="definition", doc_id="x:notes", name="Local ring",
             body_latex=r"A ring is local if it has exactly one maximal ideal.", file="a.tex", line=3)
-
-
-class CountingEmbedder:
-    """Embeds a text as its digest vector and remembers what it was asked to embed."""
-
-    model_name, doc_instruction, dim = "digest", "", 16
-
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-
-    def embed_documents(self, texts, *, progress=False) -> np.ndarray:
-        self.texts += list(texts)
-        return np.stack([text_vector(t, self.dim) for t in texts])
 
 
 def _build(store, embedder, theorems, field):
