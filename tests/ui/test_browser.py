@@ -9,25 +9,20 @@ votes on a result and finds the vote in the database, and saves a screenshot of 
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
+from headless import chromium_page, require_chromium
 from loopback import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.db, pytest.mark.models]
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def app_url(tiny_search):
-    if shutil.which(CHROMIUM) is None:
-        pytest.fail(f"the browser test needs Debian's chromium at {CHROMIUM}: run scripts/setup_browser.sh",
-                    pytrace=False)  # fmt: skip
+    require_chromium()
     from theorem_rag.ui.app import create_app, launch, warm_up
     from theorem_rag.chat_models import LocalGGUFChat
 
@@ -52,17 +47,10 @@ def _screenshot(page, path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def page(app_url):
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail('the browser test needs playwright: pip install "theorem-rag[app]"', pytrace=False)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        pg = browser.new_page(viewport={"width": 1360, "height": 1000})
+    with chromium_page() as pg:
         pg.goto(app_url, wait_until="domcontentloaded")
         pg.wait_for_selector("#trag-query textarea, #trag-query input", timeout=60_000)
         yield pg
-        browser.close()
 
 
 def test_search_shows_cards_with_rendered_math(page, tiny_search, shots):

@@ -8,19 +8,16 @@ from __future__ import annotations
 
 import html
 import re
-import shutil
 import uuid
 from urllib.parse import quote
 
 import pytest
 
+from headless import chromium_page, require_chromium
 from loopback import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.db, pytest.mark.models]
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]  # fmt: skip
 STACKS = "https://stacks.math.columbia.edu/tag/{}"
 
 
@@ -84,9 +81,7 @@ def cards_search(pg_dsn):
 
 @pytest.fixture(scope="module")
 def app_url(cards_search):
-    if shutil.which(CHROMIUM) is None:
-        pytest.fail(f"the browser test needs Debian's chromium at {CHROMIUM}: run scripts/setup_browser.sh",
-                    pytrace=False)  # fmt: skip
+    require_chromium()
     from theorem_rag.ui.app import create_app, launch
 
     demo = create_app(cards_search, _NoChat())
@@ -98,15 +93,8 @@ def app_url(cards_search):
 
 @pytest.fixture(scope="module")
 def page(app_url):
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail('the browser test needs playwright: pip install "theorem-rag[app]"', pytrace=False)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        pg = browser.new_page(viewport={"width": 1360, "height": 1000})
+    with chromium_page() as pg:
         yield pg
-        browser.close()
 
 
 # The card's visible text without KaTeX's output (whose MathML keeps the TeX source as an annotation).
