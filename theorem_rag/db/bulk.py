@@ -46,15 +46,12 @@ class RelationSize:
 
 
 class BulkOps:
-    """Bulk-load methods; the host class provides ``names``, ``connection()``, ``recount()`` and ``spaces``."""
+    """Bulk-load methods; the host class provides ``names``, ``connection()`` and ``spaces``."""
 
     names: Names
     spaces: Callable[[], list]
 
     def connection(self) -> AbstractContextManager[Connection]:  # pragma: no cover - provided by TheoremStore
-        raise NotImplementedError
-
-    def recount(self) -> dict[str, int]:  # pragma: no cover - provided by TheoremStore
         raise NotImplementedError
 
     def copy_theorems(self, theorems: Iterable[Theorem], slogans: Mapping[str, str] | None = None) -> int:
@@ -88,11 +85,6 @@ class BulkOps:
             detail = (err.diag.message_detail or "").strip()
             raise InputError(f"copy_theorems writes new statements only (use upsert_theorems): {detail}") from err
         return len(items)
-
-    def refresh_lexicon(self) -> None:
-        """Recount the lexicon and the maintained counts from the tables (the triggers of schema 4 keep both current
-        on every write, ``COPY`` included; this full pass is for a load made with triggers disabled)."""
-        self.recount()
 
     def drop_text_index(self) -> bool:
         """Drop the full-text (GIN) index before a bulk load; returns whether it existed."""
