@@ -43,6 +43,26 @@ class SearchRequest(BaseModel):
                 "year_min": self.year_min, "year_max": self.year_max}  # fmt: skip
 
 
+class PremisesRequest(BaseModel):
+    """A premise search: a statement (or goal, or statement id), how many results, and optional filters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    statement: str = Field(description="The statement to prove: LaTeX, a goal in words, or a statement id such as "
+                           "'stacks:0D09' (then its text is used and it is left out of the results).")
+    k: int | None = Field(None, description="Number of results (default: the server's k; at most max_k).")
+    sources: list[str] | None = Field(None, description="Only these sources, e.g. ['stacks', 'planetmath'].")
+    kinds: list[str] | None = Field(None, description="Only these kinds, e.g. ['theorem', 'lemma'].")
+    papers: list[str] | None = Field(None, description="Only statements of these document ids.")
+    year_min: int | None = Field(None, description="Only documents from this year on.")
+    year_max: int | None = Field(None, description="Only documents up to this year.")
+
+    def filters(self) -> dict[str, Any]:
+        """The keyword filters of :meth:`TheoremSearch.premises`."""
+        return {"sources": self.sources, "kinds": self.kinds, "papers": self.papers,
+                "year_min": self.year_min, "year_max": self.year_max}  # fmt: skip
+
+
 class HitOut(BaseModel):
     """One ranked statement, citable by ``id``."""
 
@@ -130,6 +150,14 @@ class SearchResponse(BaseModel):
             "confident": assessment.confident, "confidence": assessment.confidence, "message": assessment.message,
             "suggestions": list(assessment.suggestions),
         })  # fmt: skip
+
+
+class PremisesResponse(BaseModel):
+    """What a proof of ``statement`` is likely to use, best first (the statement itself is never among them)."""
+
+    statement: str
+    k: int
+    results: list[HitOut] = []
 
 
 class TheoremOut(HitOut):

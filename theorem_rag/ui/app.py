@@ -151,7 +151,8 @@ class Handlers:
                  if m.get("role") in ("user", "assistant") and not m.get("metadata")]  # fmt: skip
         history.append({"role": "user", "content": question})
         yield history, sources_html([]), "Searching\u2026", question
-        assistant = Assistant(self.search.search, self.chat, **self.assistant_options)
+        assistant = Assistant(self.search.search, self.chat, premises=getattr(self.search, "premises", None),
+                              **self.assistant_options)  # fmt: skip
         sources: list[Hit] = []
         text, answer_at, last_push = "", None, 0.0
         try:
@@ -180,6 +181,8 @@ class Handlers:
                         notes.append(answer.error)
                     if notes:
                         body += "\n\n" + " ".join(f"\u26a0 {html.escape(n, quote=False)}" for n in notes)
+                    if answer.premises:
+                        body += "\n\n" + premises_note(answer)
                     if answer_at is None:
                         history.append({"role": "assistant", "content": body})
                     else:
@@ -191,10 +194,25 @@ class Handlers:
             yield history, sources_html(sources, self.documents_for(sources)), str(err), question
 
 
+def premises_note(answer: Any) -> str:
+    """The line under an answer to a proof request: which premises (by source number and id) the model was given.
+
+    >>> from theorem_rag.ui.assistant import Answer, SearchStep
+    >>> from theorem_rag.records import Hit
+    >>> hits = [Hit("s:1", 1.0), Hit("s:2", 0.5)]
+    >>> premises_note(Answer("q", "", "", hits, [SearchStep("g", tuple(hits), ("s:2",), kind="premises")]))
+    'Premises given for the proof: [2] <code>s:2</code>'
+    """
+    number = {h.theorem_id: n for n, h in enumerate(answer.sources, 1)}
+    ids = ", ".join(f"[{number[i]}] <code>{html.escape(i, quote=False)}</code>" for i in answer.premises)
+    return f"Premises given for the proof: {ids}"
+
+
 def _search_message(step: Any) -> dict[str, Any]:
     lines = [f"- {h.theorem.kind.capitalize() if h.theorem else ''} `{h.theorem_id}`" for h in step.hits]
     content = "\n".join(lines) or "No statements found."
-    title = f"Searched \u201c{step.query}\u201d \u2014 {len(step.hits)} statements, {len(step.new_ids)} new"
+    what = "Premise search for" if getattr(step, "kind", "search") == "premises" else "Searched"
+    title = f"{what} \u201c{step.query}\u201d \u2014 {len(step.hits)} statements, {len(step.new_ids)} new"
     return {"role": "assistant", "content": content, "metadata": {"title": title, "status": "done"}}
 
 
