@@ -81,3 +81,24 @@ def test_widget_filters_by_category(cat_search):
     w.query.value = QUERY
     w._on_search()
     assert "arXiv categories" in w.results.value
+
+
+def test_app_search_tab_filters_by_category(cat_search):
+    from loopback import free_port
+    from theorem_rag.chat_models import LiteLLMChat
+    from theorem_rag.ui.app import Handlers
+
+    h = Handlers(cat_search, LiteLLMChat("openai/gpt-4o-mini", f"http://127.0.0.1:{free_port()}/v1", timeout=5,
+                                         max_retries=0))  # fmt: skip
+
+    def shown(body: str) -> list[str]:
+        return sorted(t for t in STATEMENTS if t in body)
+
+    body, status, _ = h.run_search(QUERY, "Theorems", 10, categories="math.AG")
+    assert shown(body) == IN_AG and status.startswith(f"{len(IN_AG)} statements")
+    body, status, _ = h.run_search(QUERY, "Theorems", 10, None, None, None, "math.NT")
+    assert shown(body) == IN_NT and status.startswith(f"{len(IN_NT)} statements")
+    body, status, _ = h.run_search(QUERY, "Papers", 10, categories="math.AG")
+    assert status.startswith("2 papers") and "arxiv:2401.00003" not in body
+    body, status, _ = h.run_search(QUERY, "Theorems", 10, categories="math_AG")
+    assert "arXiv categories such as" in body and status == ""
