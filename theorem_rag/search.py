@@ -33,8 +33,10 @@ def _filters(
     year_max: int | None,
     categories: Sequence[str] | str | None = None,
 ) -> dict[str, Any]:
+    # an empty category string reaches Filters (and its InputError); an empty list means no restriction
+    category = None if categories is None or (not isinstance(categories, str) and not categories) else categories
     return {"source": sources or None, "kind": kinds or None, "doc_id": papers or None,
-            "year_min": year_min, "year_max": year_max, "category": categories or None}  # fmt: skip
+            "year_min": year_min, "year_max": year_max, "category": category}  # fmt: skip
 
 
 class TheoremSearch:

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from theorem_rag.wire import HitOut
+from theorem_rag.wire import CATEGORIES_DESCRIPTION, Category, HitOut
 from theorem_rag.records import Hit
 
 _INDEX_EXTRA = 'pip install "theorem-rag[index]"'
@@ -55,15 +55,19 @@ def _search_fn(search: Any):
         sources: Annotated[list[str] | None, Field(description="Only these sources, e.g. ['stacks'].")] = None,
         kinds: Annotated[list[str] | None, Field(description="Only these kinds, e.g. ['theorem', 'lemma'].")] = None,
         paper: Annotated[str | None, Field(description="Only statements of this document id.")] = None,
+        categories: Annotated[list[Category] | None, Field(description=CATEGORIES_DESCRIPTION)] = None,
     ) -> str:
         """Search theorems by meaning; returns ranked, citable statements."""
-        hits = search.search(query, k, sources=sources, kinds=kinds, papers=[paper] if paper else None)
+        # LlamaIndex passes arguments through unchecked: the library's Filters checks categories (InputError).
+        hits = search.search(query, k, sources=sources, kinds=kinds, papers=[paper] if paper else None,
+                             categories=categories)  # fmt: skip
         return format_hits(hits)
 
     async def asearch_theorems(query: str, k: int = 5, sources: list[str] | None = None,
-                               kinds: list[str] | None = None, paper: str | None = None) -> str:  # fmt: skip
+                               kinds: list[str] | None = None, paper: str | None = None,
+                               categories: list[str] | None = None) -> str:  # fmt: skip
         # The store and the model are synchronous: a worker thread keeps the event loop free.
-        return await asyncio.to_thread(search_theorems, query, k, sources, kinds, paper)
+        return await asyncio.to_thread(search_theorems, query, k, sources, kinds, paper, categories)
 
     return search_theorems, asearch_theorems
 
@@ -110,7 +114,7 @@ def theorem_premises_tool(search: Any, name: str = "find_premises", description:
 def theorem_search_tool(search: Any, name: str = "search_theorems", description: str = SEARCH_DESCRIPTION) -> Any:
     """A LlamaIndex ``FunctionTool`` over a :class:`~theorem_rag.search.TheoremSearch` (``call`` and ``acall``).
 
-    Parameters: ``query``, ``k``, ``sources``, ``kinds``, ``paper``. Bad input raises ``ValueError`` with a message
+    Parameters: ``query``, ``k``, ``sources``, ``kinds``, ``paper``, ``categories``. Bad input raises ``ValueError`` with a message
     (agents report it back to the model).
 
     >>> tool = theorem_search_tool(search)                           # doctest: +SKIP

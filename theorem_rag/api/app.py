@@ -34,8 +34,8 @@ from theorem_rag.serving.admission import Overloaded
 from theorem_rag.serving.deadline import DeadlineExceeded
 from theorem_rag.serving.service import SearchService
 from theorem_rag.wire import (
-    DocumentOut, ErrorOut, HitOut, Level, PaperHitOut, PaperOut, PremisesRequest, PremisesResponse, SearchRequest,
-    SearchResponse, TheoremOut, TheoremSummary,
+    Category, DocumentOut, ErrorOut, HitOut, Level, PaperHitOut, PaperOut, PremisesRequest, PremisesResponse,
+    SearchRequest, SearchResponse, TheoremOut, TheoremSummary,
 )  # fmt: skip
 
 log = logging.getLogger("theorem_rag.api")
@@ -215,10 +215,12 @@ def create_app(
         paper: Annotated[list[str] | None, Query(description="Repeat for several document ids.")] = None,
         year_min: int | None = None,
         year_max: int | None = None,
+        category: Annotated[list[Category] | None, Query(description="Repeat for several arXiv categories "
+                                                         "(primary or cross-list), e.g. math.AG.")] = None,
     ) -> SearchResponse:
         """Search theorems (or papers, with ``level=paper``) for a query, with optional filters."""
         return await do_search(SearchRequest(query=q, k=k, level=level, sources=source, kinds=kind, papers=paper,
-                                             year_min=year_min, year_max=year_max))  # fmt: skip
+                                             year_min=year_min, year_max=year_max, categories=category))  # fmt: skip
 
     @app.post("/search", response_model=SearchResponse, tags=["search"], dependencies=auth)
     async def search_post(req: SearchRequest) -> SearchResponse:
@@ -241,10 +243,11 @@ def create_app(
         paper: Annotated[list[str] | None, Query(description="Repeat for several document ids.")] = None,
         year_min: int | None = None,
         year_max: int | None = None,
+        category: Annotated[list[Category] | None, Query(description="Repeat for several arXiv categories.")] = None,
     ) -> PremisesResponse:
         """Premise search: the results a proof of the statement is likely to use (the statement left out)."""
         return await do_premises(PremisesRequest(statement=statement, k=k, sources=source, kinds=kind, papers=paper,
-                                                 year_min=year_min, year_max=year_max))  # fmt: skip
+                                                 year_min=year_min, year_max=year_max, categories=category))  # fmt: skip
 
     @app.post("/premises", response_model=PremisesResponse, tags=["search"], dependencies=auth)
     async def premises_post(req: PremisesRequest) -> PremisesResponse:

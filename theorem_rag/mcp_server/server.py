@@ -32,7 +32,8 @@ from theorem_rag.serving.admission import Overloaded
 from theorem_rag.serving.deadline import DeadlineExceeded
 from theorem_rag.serving.service import SearchService
 from theorem_rag.wire import (
-    DocumentOut, HitOut, PaperHitOut, PaperOut, PremisesResponse, SearchResponse, TheoremOut, TheoremSummary,
+    CATEGORIES_DESCRIPTION, Category, DocumentOut, HitOut, PaperHitOut, PaperOut, PremisesResponse, SearchResponse,
+    TheoremOut, TheoremSummary,
 )  # fmt: skip
 
 T = TypeVar("T")
@@ -88,10 +89,12 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
         papers: Annotated[list[str] | None, Field(description="Only statements of these document ids.")] = None,
         year_min: Annotated[int | None, Field(description="Only documents from this year on.")] = None,
         year_max: Annotated[int | None, Field(description="Only documents up to this year.")] = None,
+        categories: Annotated[list[Category] | None, Field(description=CATEGORIES_DESCRIPTION)] = None,
         paper_level: Annotated[bool, Field(description="Rank papers (documents) instead of statements.")] = False,
     ) -> SearchResponse:
         """Search theorems, lemmas and definitions by meaning; results carry id, statement, slogan and url."""
-        filters = {"sources": sources, "kinds": kinds, "papers": papers, "year_min": year_min, "year_max": year_max}
+        filters = {"sources": sources, "kinds": kinds, "papers": papers, "year_min": year_min, "year_max": year_max,
+                   "categories": categories}  # fmt: skip
         if paper_level:
             papers_found = await _guarded(run(search.search_papers, query, k, query=query, **filters))
             assessment = await _guarded(run(search.assess, query, papers_found))
@@ -112,10 +115,12 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
         papers: Annotated[list[str] | None, Field(description="Only statements of these document ids.")] = None,
         year_min: Annotated[int | None, Field(description="Only documents from this year on.")] = None,
         year_max: Annotated[int | None, Field(description="Only documents up to this year.")] = None,
+        categories: Annotated[list[Category] | None, Field(description=CATEGORIES_DESCRIPTION)] = None,
     ) -> PremisesResponse:
         """Premise search: the results (lemmas, definitions, theorems) a proof of the statement is likely to use,
         best first; the statement itself is left out. Each carries id, statement, slogan and url."""
-        filters = {"sources": sources, "kinds": kinds, "papers": papers, "year_min": year_min, "year_max": year_max}
+        filters = {"sources": sources, "kinds": kinds, "papers": papers, "year_min": year_min, "year_max": year_max,
+                   "categories": categories}
         hits = await _guarded(run(search.premises, statement, k, **filters))
         return PremisesResponse(statement=statement, k=k, results=[HitOut.from_hit(h) for h in hits])
 

@@ -88,12 +88,13 @@ class Handlers:
         return {k: v for k, v in self._documents.items() if v is not None}
 
     def run_search(self, query: str, level: str = "Theorems", k: int = 10, sources: Any = None, kinds: Any = None,
-                   papers: Any = None) -> tuple[str, str, str]:  # fmt: skip
+                   papers: Any = None, categories: Any = None) -> tuple[str, str, str]:  # fmt: skip
         """``(results html, status line, query)`` for the Search tab; bad input and outages become messages."""
         query = (query or "").strip()
         if not query:
             return message_html("Type a query first, e.g. \u201cNakayama's lemma\u201d.", "warning"), "", ""
-        filters = {"sources": _split(sources), "kinds": _split(kinds), "papers": _split(papers)}
+        filters = {"sources": _split(sources), "kinds": _split(kinds), "papers": _split(papers),
+                   "categories": _split(categories)}  # fmt: skip
         start = time.perf_counter()
         try:
             if level == "Papers":
@@ -261,6 +262,8 @@ def create_app(search: Any, chat_model: Any, *, title: str = "theorem-rag", stat
                                                 elem_id="trag-filter-source")  # fmt: skip
                         f_kinds = gr.Dropdown(list(KINDS), multiselect=True, label="Kind")
                         f_papers = gr.Textbox(label="Paper", placeholder="document id(s), comma separated")
+                        f_categories = gr.Textbox(label="arXiv category", placeholder="math.AG, hep-th",
+                                                  info="Primary or cross-list", elem_id="trag-filter-category")
                         k = gr.Slider(1, min(50, getattr(search, "max_k", 50)), value=10, step=1, label="Results",
                                       elem_id="trag-filter-k")  # fmt: skip
                 examples = gr.Dataset(samples=[[e] for e in EXAMPLES], components=[query], label="Try",
@@ -291,7 +294,7 @@ def create_app(search: Any, chat_model: Any, *, title: str = "theorem-rag", stat
         vote_btn = gr.Button(elem_id="trag-vote-btn", elem_classes="trag-hidden")
         toast = gr.Markdown(elem_id="trag-toast")
 
-        search_inputs = [query, level, k, f_sources, f_kinds, f_papers]
+        search_inputs = [query, level, k, f_sources, f_kinds, f_papers, f_categories]
         search_outputs = [results, status, last_query]
         for trigger in (go.click, query.submit):
             trigger(h.run_search, search_inputs, search_outputs, concurrency_limit=4, js=URL_SYNC_JS)
