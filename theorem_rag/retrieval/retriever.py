@@ -107,7 +107,7 @@ def without_statement(hits: list[Hit], text: str, exclude: frozenset[str]) -> li
     >>> t = lambda i, body: Theorem(id=i, source="s", kind="lemma", doc_id="d", body_latex=body)
     >>> hits = [Hit("a", 0.9, rank=1, theorem=t("a", "$x = y$")), Hit("b", 0.8, rank=2, theorem=t("b", "$y$")),
     ...         Hit("c", 0.7, rank=3, theorem=t("c", "$z$"))]
-    >>> [(h.theorem_id, h.rank) for h in without_statement(hits, "$x  =\ny$", frozenset({"c"}))]
+    >>> [(h.theorem_id, h.rank) for h in without_statement(hits, " $x  =  y$ ", frozenset({"c"}))]
     [('b', 1)]
     """
     kept = [
