@@ -67,6 +67,18 @@ def test_latex_and_ascii_math_read_alike():
     assert plan.formula and plan.text == latex and plan.variants == ("a^(p-1) = 1 mod p",)
 
 
+@pytest.mark.parametrize("query", ["1-1 correspondence", "2-out-of-3 property", "1-1 function", "n-dimensional sphere"])
+def test_hyphenated_prose_is_not_a_formula(query):
+    plan = understand(query)
+    assert formula_text(query) is None
+    assert not plan.formula and plan.text == query and plan.notes == ()
+
+
+def test_a_minus_inside_a_formula_still_reads_as_math():
+    assert formula_text("f(b)-f(a) = f'(c)(b-a)") is not None
+    assert formula_text("n - 1") == "n - 1" and formula_text("x^(n-1)") is not None
+
+
 @pytest.mark.parametrize("query, english, lang", [
     ("petit théorème de Fermat", "fermat little theorem", "fr"),
     ("théorème chinois des restes", "theorem chinese remainder", "fr"),
