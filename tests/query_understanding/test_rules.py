@@ -132,3 +132,22 @@ def test_confidence_is_monotone_and_flags_weak_matches():
     a = assess([weak], did_you_mean="Nakayama's lemma", calib=calib)
     assert not a.confident and a.message.startswith("No close match") and a.suggestions[0] == "did you mean: Nakayama's lemma"
     assert assess([strong], calib=calib).message is None
+
+
+def test_name_classes_prefer_the_statement_itself():
+    from theorem_rag.query_understanding.names import name_class, prefer_statements
+
+    assert name_class("Bolzanos theorem", "Bolzano's theorem", "theorem") == 0
+    assert name_class("Bolzanos theorem", "Bolzano-Weierstrass theorem", "theorem") == 1
+    assert name_class("rank nullity", "another proof of rank-nullity theorem", "remark") == 2
+    assert name_class("Yonedas lemma", "The Yoneda lemma", "theorem") == 0
+    assert name_class("Yonedas lemma", "Proving the Yoneda lemma", "exercise") == 2
+    assert name_class("heine borel", "Heine--Borel", "theorem") == 0 and name_class("heine borel", None, "lemma") is None
+    hits = [("a", "corollary of Bezout's lemma", "theorem"), ("b", "gcd", "definition"),
+            ("c", "Bezout's lemma (number theory)", "theorem"), ("d", "B\\'ezout's lemma", "lemma")]  # fmt: skip
+    order = prefer_statements("Bezouts lemma", hits, lambda h: h[1:])
+    assert [h[0] for h in order] == ["d", "b", "c", "a"]
+    assert [h[0] for h in prefer_statements("Bezouts lemma", hits, lambda h: h[1:], fixed=lambda h: h[0] == "a")] == [
+        "a", "b", "d", "c"]  # fmt: skip
+    long = "the lemma of Bezout about the greatest common divisor of two integers"
+    assert prefer_statements(long, hits, lambda h: h[1:]) == hits
