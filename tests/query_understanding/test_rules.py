@@ -142,7 +142,9 @@ def test_name_classes_prefer_the_statement_itself():
     assert name_class("rank nullity", "another proof of rank-nullity theorem", "remark") == 2
     assert name_class("Yonedas lemma", "The Yoneda lemma", "theorem") == 0
     assert name_class("Yonedas lemma", "Proving the Yoneda lemma", "exercise") == 2
-    assert name_class("heine borel", "Heine--Borel", "theorem") == 0 and name_class("heine borel", None, "lemma") is None
+    # A truncated name (no result word) equal to a short name is no better than the full name of the same result.
+    assert name_class("heine borel", "Heine--Borel", "theorem") == 1 == name_class("heine borel", "Heine-Borel theorem", "theorem")
+    assert name_class("heine borel", None, "lemma") is None
     hits = [("a", "corollary of Bezout's lemma", "theorem"), ("b", "gcd", "definition"),
             ("c", "Bezout's lemma (number theory)", "theorem"), ("d", "B\\'ezout's lemma", "lemma")]  # fmt: skip
     order = prefer_statements("Bezouts lemma", hits, lambda h: h[1:])

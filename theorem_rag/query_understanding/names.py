@@ -7,7 +7,8 @@ exactly so, then the other statements of results, and last the entries about the
 remark (PlanetMath files its "proof of X" entries as remarks), or a name that says it is about it ("corollary of
 X", "alternate statement of X": the query's words come after an "of"). Only hits with such a name move, and only
 among the places such hits hold; every other hit keeps its place, so the rule acts only where the evidence is a
-name match.
+name match. "Named exactly so" counts only for a whole name, one with a result word ("theorem", "lemma", ...): a
+truncated name such as "cayley hamilton" is the short name of the result in several sources alike.
 
 >>> name_words("Cayley's theorem") == name_words("Cayleys theorem") == ("cayley", "theorem")
 True
@@ -19,6 +20,8 @@ True
 (2, 2)
 >>> name_class("Cayleys theorem", "Lagrange's theorem", "theorem") is None
 True
+>>> name_class("cayley hamilton", "Cayley-Hamilton", "theorem"), name_class("cayley hamilton", "Cayley-Hamilton theorem", "theorem")
+(1, 1)
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from theorem_rag.query_understanding.intent import RESULT_WORDS
 from theorem_rag.query_understanding.text import fold_accents
 
 T = TypeVar("T")
@@ -49,6 +53,9 @@ def name_words(text: str) -> tuple[str, ...]:
     return tuple(words)
 
 
+_RESULT_WORDS = frozenset(w for word in RESULT_WORDS for w in name_words(word))
+
+
 def name_class(query: str, name: str | None, kind: str | None) -> int | None:
     """0: named exactly as the query; 1: a result whose name holds every query word; 2: an entry about it (a
     derived kind, or the query's words come after an "of"); None: the name does not hold every query word."""
@@ -60,7 +67,9 @@ def name_class(query: str, name: str | None, kind: str | None) -> int | None:
     first = min(n.index(w) for w in q)
     if kind in DERIVED_KINDS or (first > 0 and n[first - 1] == "of"):
         return 2
-    return 0 if q == n else 1
+    # Named exactly so counts only for a whole name (one with a result word: "Cayleys theorem"); a truncated name
+    # ("cayley hamilton") equals the short names of several sources alike, which says nothing about which is meant.
+    return 0 if q == n and set(q) & _RESULT_WORDS else 1
 
 
 def prefer_statements(query: str, hits: Sequence[T], name_of: Callable[[T], tuple[str | None, str | None]],
