@@ -131,7 +131,7 @@ PROVE_WITH_CITATIONS = [
     new_markdown_cell(
         "## As a tool for agents\n\n"
         "`theorem_search_tool` wraps the same search as a LlamaIndex `FunctionTool` with typed parameters (query, k, "
-        "sources, kinds, paper). An agent calls it like this:"
+        "sources, kinds, paper, categories). An agent calls it like this:"
     ),
     new_code_cell(
         "from theorem_rag.tools import theorem_search_tool\n\n"

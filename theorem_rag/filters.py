@@ -9,6 +9,7 @@ Filters(source=('stacks',), kind=('lemma', 'theorem'), doc_id=(), year_min=2000,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,25 @@ from theorem_rag.errors import InputError
 # Accepted spellings: "paper" is what a user says, "doc_id" what the records call it; "year" is an exact year.
 ALIASES = {"paper": "doc_id", "document": "doc_id"}
 ALLOWED = ("source", "kind", "doc_id", "paper", "year", "year_min", "year_max", "category")
+# An arXiv category: an archive (``math``, ``hep-th``, ``math-ph``, ``q-bio``), optionally a dot and a subject class
+# (``math.AG``, ``cs.LO``, ``cond-mat.mes-hall``). Shared with the wire models, so REST, MCP and tools agree.
+CATEGORY_PATTERN = r"^[a-z]+(?:-[a-z]+)*(?:\.(?:[A-Z]{2}|[a-z]+(?:-[a-z]+)*))?$"
+_CATEGORY = re.compile(CATEGORY_PATTERN)
+
+
+def check_category(value: Any) -> str:
+    """``value`` if it is an arXiv category, else :class:`~theorem_rag.errors.InputError`.
+
+    >>> [check_category(c) for c in ("math.AG", "cs.LO", "hep-th", "math-ph", "cond-mat.mes-hall")]
+    ['math.AG', 'cs.LO', 'hep-th', 'math-ph', 'cond-mat.mes-hall']
+    >>> check_category("math AG")
+    Traceback (most recent call last):
+    ...
+    theorem_rag.errors.InputError: filter 'category' takes arXiv categories such as 'math.AG', 'cs.LO' or 'hep-th', got 'math AG'
+    """
+    if not isinstance(value, str) or not _CATEGORY.fullmatch(value):
+        raise InputError(f"filter 'category' takes arXiv categories such as 'math.AG', 'cs.LO' or 'hep-th', got {value!r}")
+    return value
 
 
 def _strings(field: str, value: Any) -> tuple[str, ...]:
@@ -63,6 +83,8 @@ class Filters:
     def __post_init__(self) -> None:
         for name in ("source", "kind", "doc_id", "category"):
             object.__setattr__(self, name, _strings(name, getattr(self, name)))
+        for category in self.category:
+            check_category(category)
         ymin, ymax = _year("year_min", self.year_min), _year("year_max", self.year_max)
         if ymin is not None and ymax is not None and ymin > ymax:
             raise InputError(f"filter year_min={ymin} is after year_max={ymax}")

@@ -33,8 +33,10 @@ def _filters(
     year_max: int | None,
     categories: Sequence[str] | str | None = None,
 ) -> dict[str, Any]:
+    # an empty category string reaches Filters (and its InputError); an empty list means no restriction
+    category = None if categories is None or (not isinstance(categories, str) and not categories) else categories
     return {"source": sources or None, "kind": kinds or None, "doc_id": papers or None,
-            "year_min": year_min, "year_max": year_max, "category": categories or None}  # fmt: skip
+            "year_min": year_min, "year_max": year_max, "category": category}  # fmt: skip
 
 
 class TheoremSearch:
@@ -163,6 +165,45 @@ class TheoremSearch:
     def search(self, query: str, k: int | None = None, **filters: Any) -> list[Hit]:
         """Ranked hits for one query; keyword filters as in :meth:`search_batch`."""
         return self.search_batch([query], k, **filters)[0]
+
+    def premise_retriever(self) -> Any:
+        """The retriever :meth:`premises` ranks with: this search's in ``mode="premises"`` (premise-embedded query
+        over the same space fused with full-text search when hybrid), without query understanding, a reranker or
+        extra spaces."""
+        return self.retriever.with_options(mode="premises", understand=False, reranker=None, extra_spaces=())
+
+    def premises_batch(
+        self,
+        statements: Sequence[str],
+        k: int | None = None,
+        *,
+        sources: Sequence[str] | str | None = None,
+        kinds: Sequence[str] | str | None = None,
+        papers: Sequence[str] | str | None = None,
+        year_min: int | None = None,
+        year_max: int | None = None,
+        categories: Sequence[str] | str | None = None,
+    ) -> list[list[Hit]]:
+        """For each statement (LaTeX, a goal to prove in words, or a statement id such as ``stacks:0D09``), the
+        results a proof of it is likely to use, best first; the statement itself is never among them. Filters as
+        in :meth:`search_batch`.
+
+        >>> [h.theorem_id for h in search.premises_batch(["stacks:0D09"], k=3)[0]]   # doctest: +SKIP
+        ['stacks:08TM', ...]
+        """
+        k = self._check_k(k)
+        filters = _filters(sources, kinds, papers, year_min, year_max, categories)
+        self._check_built()
+        retriever = self.premise_retriever()
+        return [retriever.search(s, k=k, filters=filters) for s in statements]
+
+    def premises(self, statement: str, k: int | None = None, **filters: Any) -> list[Hit]:
+        """The results a proof of one statement (or goal, or statement id) is likely to use; see
+        :meth:`premises_batch`.
+
+        >>> search.premises("Let $A$ be a Noetherian ring. Then $A[x]$ is Noetherian.", k=5)   # doctest: +SKIP
+        """
+        return self.premises_batch([statement], k, **filters)[0]
 
     def search_papers(self, query: str, k: int | None = None, **filters: Any) -> list[PaperHit]:
         """Paper-level results: documents ranked by their best matching statements."""

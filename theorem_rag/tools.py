@@ -1,4 +1,5 @@
-"""LlamaIndex tools for agents: theorem search as a ``FunctionTool`` and as a ``QueryEngineTool``, sync and async.
+"""LlamaIndex tools for agents: theorem search as a ``FunctionTool`` and as a ``QueryEngineTool``, premise search
+as a ``FunctionTool``, sync and async.
 
 >>> search = TheoremSearch.from_settings()                              # doctest: +SKIP
 >>> tool = theorem_search_tool(search)                                  # doctest: +SKIP
@@ -13,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from theorem_rag.wire import HitOut
+from theorem_rag.wire import CATEGORIES_DESCRIPTION, Category, HitOut
 from theorem_rag.records import Hit
 
 _INDEX_EXTRA = 'pip install "theorem-rag[index]"'
@@ -54,23 +55,66 @@ def _search_fn(search: Any):
         sources: Annotated[list[str] | None, Field(description="Only these sources, e.g. ['stacks'].")] = None,
         kinds: Annotated[list[str] | None, Field(description="Only these kinds, e.g. ['theorem', 'lemma'].")] = None,
         paper: Annotated[str | None, Field(description="Only statements of this document id.")] = None,
+        categories: Annotated[list[Category] | None, Field(description=CATEGORIES_DESCRIPTION)] = None,
     ) -> str:
         """Search theorems by meaning; returns ranked, citable statements."""
-        hits = search.search(query, k, sources=sources, kinds=kinds, papers=[paper] if paper else None)
+        # LlamaIndex passes arguments through unchecked: the library's Filters checks categories (InputError).
+        hits = search.search(query, k, sources=sources, kinds=kinds, papers=[paper] if paper else None,
+                             categories=categories)  # fmt: skip
         return format_hits(hits)
 
     async def asearch_theorems(query: str, k: int = 5, sources: list[str] | None = None,
-                               kinds: list[str] | None = None, paper: str | None = None) -> str:  # fmt: skip
+                               kinds: list[str] | None = None, paper: str | None = None,
+                               categories: list[str] | None = None) -> str:  # fmt: skip
         # The store and the model are synchronous: a worker thread keeps the event loop free.
-        return await asyncio.to_thread(search_theorems, query, k, sources, kinds, paper)
+        return await asyncio.to_thread(search_theorems, query, k, sources, kinds, paper, categories)
 
     return search_theorems, asearch_theorems
+
+
+PREMISES_DESCRIPTION = (
+    "Premise search over research mathematics: given a statement to prove (LaTeX or words) or a statement id such "
+    "as 'stacks:0D09', return the lemmas, definitions and theorems a proof of it is likely to use, best first "
+    "(the statement itself left out), each with an id to cite, a one-line slogan, the LaTeX statement and a link."
+)
+
+
+def _premises_fn(search: Any):
+    def find_premises(
+        statement: Annotated[str, Field(description="The statement or goal to prove (LaTeX or words), or an id.")],
+        k: Annotated[int, Field(description="Number of results.")] = 5,
+        sources: Annotated[list[str] | None, Field(description="Only these sources, e.g. ['stacks'].")] = None,
+        kinds: Annotated[list[str] | None, Field(description="Only these kinds, e.g. ['lemma', 'definition'].")] = None,
+    ) -> str:
+        """The results a proof of the statement is likely to use; ranked, citable statements."""
+        return format_hits(search.premises(statement, k, sources=sources, kinds=kinds))
+
+    async def afind_premises(statement: str, k: int = 5, sources: list[str] | None = None,
+                             kinds: list[str] | None = None) -> str:  # fmt: skip
+        return await asyncio.to_thread(find_premises, statement, k, sources, kinds)
+
+    return find_premises, afind_premises
+
+
+def theorem_premises_tool(search: Any, name: str = "find_premises", description: str = PREMISES_DESCRIPTION) -> Any:
+    """A LlamaIndex ``FunctionTool`` for premise search (:meth:`~theorem_rag.search.TheoremSearch.premises`):
+    parameters ``statement``, ``k``, ``sources``, ``kinds``; ``call`` and ``acall``.
+
+    >>> print(theorem_premises_tool(search).call(statement="stacks:0D09", k=1).content)   # doctest: +SKIP
+    1. [stacks:08TM] Lemma ...
+    """
+    try:
+        from llama_index.core.tools import FunctionTool
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError(f"the LlamaIndex tools need llama-index-core: {_INDEX_EXTRA}") from err
+    fn, afn = _premises_fn(search)
+    return FunctionTool.from_defaults(fn=fn, async_fn=afn, name=name, description=description)
 
 
 def theorem_search_tool(search: Any, name: str = "search_theorems", description: str = SEARCH_DESCRIPTION) -> Any:
     """A LlamaIndex ``FunctionTool`` over a :class:`~theorem_rag.search.TheoremSearch` (``call`` and ``acall``).
 
-    Parameters: ``query``, ``k``, ``sources``, ``kinds``, ``paper``. Bad input raises ``ValueError`` with a message
+    Parameters: ``query``, ``k``, ``sources``, ``kinds``, ``paper``, ``categories``. Bad input raises ``ValueError`` with a message
     (agents report it back to the model).
 
     >>> tool = theorem_search_tool(search)                           # doctest: +SKIP

@@ -49,7 +49,8 @@ def _no_match_notice(assessment: Any) -> str:
 
 
 class SearchWidget:
-    """A search box, source/kind filters and k, showing result cards; ``selected`` is the chosen :class:`Hit`.
+    """A search box, source, kind and arXiv-category filters and k, showing result cards; ``selected`` is the
+    chosen :class:`Hit`.
 
     Construct with a :class:`~theorem_rag.search.TheoremSearch`; display it as the last expression of a cell.
     ``run(query)`` searches programmatically (what the button does) and returns the hits.
@@ -66,6 +67,8 @@ class SearchWidget:
         self.query = w.Text(placeholder="a statement, keywords or LaTeX", description="Query", layout={"width": "60%"})
         self.sources = w.SelectMultiple(options=list(sources), description="Sources", rows=min(6, max(2, len(sources))))
         self.kinds = w.SelectMultiple(options=list(kinds), description="Kinds", rows=min(6, max(2, len(kinds))))
+        self.categories = w.Text(placeholder="math.AG, hep-th", description="arXiv",
+                                 tooltip="Only papers listed in these arXiv categories (comma separated)")
         self.k = w.IntSlider(value=k, min=1, max=50, description="k")
         self.button = w.Button(description="Search", button_style="primary")
         self.choice = w.Dropdown(options=[], description="Select")
@@ -73,7 +76,7 @@ class SearchWidget:
         self.button.on_click(lambda _: self._on_search())
         self.query.on_submit(lambda _: self._on_search())
         self.box = w.VBox([w.HBox([self.query, self.button]), w.HBox([self.sources, self.kinds, self.k]),
-                           self.choice, self.results])  # fmt: skip
+                           self.categories, self.choice, self.results])  # fmt: skip
 
     def _on_search(self) -> None:
         try:
@@ -90,9 +93,9 @@ class SearchWidget:
         if graph:
             self.hits = self.search.graph_search(*graph, self.k.value)[0]
         else:
-            self.hits = self.search.search(
-                query, self.k.value, sources=list(self.sources.value) or None, kinds=list(self.kinds.value) or None
-            )
+            categories = [c.strip() for c in self.categories.value.split(",") if c.strip()]
+            self.hits = self.search.search(query, self.k.value, sources=list(self.sources.value) or None,
+                                           kinds=list(self.kinds.value) or None, categories=categories or None)
         counts = self.search.used_by_counts([h.theorem_id for h in self.hits])
         self.choice.options = [(f"{h.rank}. {h.theorem_id}", i) for i, h in enumerate(self.hits)]
         self.choice.value = 0 if self.hits else None

@@ -12,15 +12,22 @@ where the source has one, and a one-line ``citation``.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
 
 from theorem_rag.citations import bibtex, markdown, source_cite
+from theorem_rag.filters import CATEGORY_PATTERN, check_category
 from theorem_rag.citations import reference as citation
 from theorem_rag.records import Document, Hit, Neighbours, PaperHit, Theorem
 
 Level = Literal["theorem", "paper"]
+# One arXiv category (primary or cross-list of the statement's document): 'math.AG', 'cs.LO', 'hep-th', 'math-ph'.
+# Checked by the library's own rule (a readable message, 422 in REST), published as a pattern in the JSON schema.
+Category = Annotated[str, AfterValidator(check_category),
+                     WithJsonSchema({"type": "string", "pattern": CATEGORY_PATTERN, "examples": ["math.AG", "hep-th"]})]
+CATEGORIES_DESCRIPTION = ("Only statements of arXiv papers listed in any of these categories (primary or cross-list), "
+                          "e.g. ['math.AG', 'hep-th'].")  # fmt: skip
 
 
 class SearchRequest(BaseModel):
@@ -36,11 +43,33 @@ class SearchRequest(BaseModel):
     papers: list[str] | None = Field(None, description="Only statements of these document ids.")
     year_min: int | None = Field(None, description="Only documents from this year on.")
     year_max: int | None = Field(None, description="Only documents up to this year.")
+    categories: list[Category] | None = Field(None, description=CATEGORIES_DESCRIPTION)
 
     def filters(self) -> dict[str, Any]:
         """The keyword filters of :meth:`TheoremSearch.search`."""
         return {"sources": self.sources, "kinds": self.kinds, "papers": self.papers,
-                "year_min": self.year_min, "year_max": self.year_max}  # fmt: skip
+                "year_min": self.year_min, "year_max": self.year_max, "categories": self.categories}  # fmt: skip
+
+
+class PremisesRequest(BaseModel):
+    """A premise search: a statement (or goal, or statement id), how many results, and optional filters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    statement: str = Field(description="The statement to prove: LaTeX, a goal in words, or a statement id such as "
+                           "'stacks:0D09' (then its text is used and it is left out of the results).")
+    k: int | None = Field(None, description="Number of results (default: the server's k; at most max_k).")
+    sources: list[str] | None = Field(None, description="Only these sources, e.g. ['stacks', 'planetmath'].")
+    kinds: list[str] | None = Field(None, description="Only these kinds, e.g. ['theorem', 'lemma'].")
+    papers: list[str] | None = Field(None, description="Only statements of these document ids.")
+    year_min: int | None = Field(None, description="Only documents from this year on.")
+    year_max: int | None = Field(None, description="Only documents up to this year.")
+    categories: list[Category] | None = Field(None, description=CATEGORIES_DESCRIPTION)
+
+    def filters(self) -> dict[str, Any]:
+        """The keyword filters of :meth:`TheoremSearch.premises`."""
+        return {"sources": self.sources, "kinds": self.kinds, "papers": self.papers,
+                "year_min": self.year_min, "year_max": self.year_max, "categories": self.categories}  # fmt: skip
 
 
 class HitOut(BaseModel):
@@ -130,6 +159,14 @@ class SearchResponse(BaseModel):
             "confident": assessment.confident, "confidence": assessment.confidence, "message": assessment.message,
             "suggestions": list(assessment.suggestions),
         })  # fmt: skip
+
+
+class PremisesResponse(BaseModel):
+    """What a proof of ``statement`` is likely to use, best first (the statement itself is never among them)."""
+
+    statement: str
+    k: int
+    results: list[HitOut] = []
 
 
 class TheoremOut(HitOut):

@@ -40,8 +40,12 @@ def test_paper_hit_out_keeps_hits_with_records():
 
 
 def test_search_request_rejects_unknown_fields_and_maps_filters():
-    req = SearchRequest(query="ring", sources=["stacks"], year_min=2000)
-    assert req.filters() == {"sources": ["stacks"], "kinds": None, "papers": None, "year_min": 2000, "year_max": None}
+    req = SearchRequest(query="ring", sources=["stacks"], year_min=2000, categories=["math.AG", "hep-th"])
+    assert req.filters() == {"sources": ["stacks"], "kinds": None, "papers": None, "year_min": 2000, "year_max": None,
+                             "categories": ["math.AG", "hep-th"]}  # fmt: skip
+    for bad in ("math AG", "", "math."):
+        with pytest.raises(ValidationError, match="arXiv categories such as 'math.AG'"):
+            SearchRequest(query="ring", categories=[bad])
     with pytest.raises(ValidationError, match="Extra inputs"):
         SearchRequest(query="ring", source="stacks")
     with pytest.raises(ValidationError):

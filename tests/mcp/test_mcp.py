@@ -35,7 +35,7 @@ def _text(result) -> str:
 async def _exercise(client) -> None:
     """The checks every transport must pass: listing, search, filters, records, and bad input that keeps serving."""
     tools = {t.name: t for t in (await client.list_tools()).tools}
-    assert {"search_theorems", "get_theorem", "get_paper"} <= set(tools)
+    assert {"search_theorems", "find_premises", "get_theorem", "get_paper"} <= set(tools)
     schema = tools["search_theorems"].input_schema["properties"]
     assert {"query", "k", "sources", "kinds", "papers", "year_min", "year_max", "paper_level"} <= set(schema)
 

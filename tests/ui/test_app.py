@@ -87,6 +87,32 @@ def test_unreachable_llm_shows_a_message_after_the_searches(handlers):
     assert "openai/gpt-4o-mini failed" in history[-1]["content"]
 
 
+class OneReplyChat:
+    """Stands in for the LLM (an external service): plans nothing, answers with one fixed reply."""
+
+    label, is_small_offline, supports_prefix = "scripted", False, False
+
+    def __init__(self, reply: str) -> None:
+        self.reply, self.prompts = reply, []
+
+    def stream(self, messages, *, max_tokens=512, temperature=0.2, prefix=""):
+        self.prompts.append(messages)
+        yield "ANSWER" if len(self.prompts) == 1 else self.reply
+
+
+def test_a_proof_request_shows_the_premise_search_and_the_premises_given(tiny_search):
+    goal = "a local ring has a unique maximal ideal"
+    chat = OneReplyChat("By [1], done.")
+    history = list(Handlers(tiny_search, chat).chat_turn(f"Prove that {goal}", []))[-1][0]
+    titles = [(m.get("metadata") or {}).get("title", "") for m in history]
+    assert titles[1].startswith(f"Premise search for \u201c{goal}\u201d")
+    assert titles[2].startswith(f"Searched \u201cProve that {goal}\u201d")
+    premises = [h.theorem_id for h in tiny_search.premises(goal)][:8]  # the assistant keeps at most 8 sources
+    expected = ", ".join(f"[{n}] <code>{i}</code>" for n, i in enumerate(premises, 1))
+    assert history[-1]["content"].endswith(f"Premises given for the proof: {expected}")
+    assert "premises a proof of the goal" in chat.prompts[-1][0]["content"]
+
+
 def test_create_app_builds_blocks(tiny_search):
     demo = create_app(tiny_search, LiteLLMChat("openai/gpt-4o-mini"))
     assert type(demo).__name__ == "Blocks"

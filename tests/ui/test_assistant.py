@@ -113,3 +113,48 @@ def test_model_failure_keeps_the_partial_answer_and_reports_it():
 def test_empty_question_is_refused():
     with pytest.raises(ValueError):
         list(Assistant(fake_search, ScriptedChat([])).run("  "))
+
+
+PREMISES = {"every local ring has one maximal ideal": [_hit("s:3"), _hit("s:4", 2)]}
+
+
+def fake_premises(goal: str) -> list[Hit]:
+    return list(PREMISES.get(goal, []))
+
+
+def test_a_proof_request_starts_with_a_premise_search_and_the_answer_names_the_premises():
+    chat = ScriptedChat(["ANSWER", "By [1] and [3]."])
+    assistant = Assistant(fake_search, chat, max_rounds=2, premises=fake_premises)
+    events = list(assistant.run("Prove that every local ring has one maximal ideal"))
+    steps = [(e.step.kind, e.step.query) for e in events if e.kind == "search"]
+    assert steps == [("premises", "every local ring has one maximal ideal"),
+                     ("search", "Prove that every local ring has one maximal ideal")]  # fmt: skip
+    answer = events[-1].answer
+    assert [h.theorem_id for h in answer.sources] == ["s:3", "s:4", "s:1", "s:2"]
+    assert answer.premises == ["s:3", "s:4"] and answer.cited_ids == ["s:3", "s:1"]
+    system = chat.prompts[-1][0][0]["content"]
+    assert "premises a proof of the goal is likely to use" in system
+    assert "[1] Lemma (Stacks Project): Statement s:3" in system
+
+
+def test_a_small_model_gets_the_premises_alone():
+    chat = ScriptedChat(["done."], small=True)
+    events = list(Assistant(fake_search, chat, premises=fake_premises).run(
+        "Give a proof that every local ring has one maximal ideal"))
+    assert [(e.step.kind, e.step.query) for e in events if e.kind == "search"] == [
+        ("premises", "every local ring has one maximal ideal")]
+    assert events[-1].answer.premises == ["s:3", "s:4"]
+
+
+def test_other_questions_and_assistants_without_premise_search_only_search():
+    def refuse(goal):
+        raise AssertionError("premise search for a question that asks for no proof")
+
+    chat = ScriptedChat(["ANSWER", "Yes [1]."])
+    events = list(Assistant(fake_search, chat, max_rounds=2, premises=refuse).run("Is a local ring special?"))
+    assert [e.step.kind for e in events if e.kind == "search"] == ["search"]
+    assert events[-1].answer.premises == []
+    assert "premises a proof" not in chat.prompts[-1][0][0]["content"]
+    chat = ScriptedChat(["ANSWER", "Yes [1]."])
+    events = list(Assistant(fake_search, chat, max_rounds=2).run("Prove that every local ring has one maximal ideal"))
+    assert [e.step.kind for e in events if e.kind == "search"] == ["search"]

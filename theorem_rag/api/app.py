@@ -34,8 +34,8 @@ from theorem_rag.serving.admission import Overloaded
 from theorem_rag.serving.deadline import DeadlineExceeded
 from theorem_rag.serving.service import SearchService
 from theorem_rag.wire import (
-    DocumentOut, ErrorOut, HitOut, Level, PaperHitOut, PaperOut, SearchRequest, SearchResponse, TheoremOut,
-    TheoremSummary,
+    Category, DocumentOut, ErrorOut, HitOut, Level, PaperHitOut, PaperOut, PremisesRequest, PremisesResponse,
+    SearchRequest, SearchResponse, TheoremOut, TheoremSummary,
 )  # fmt: skip
 
 log = logging.getLogger("theorem_rag.api")
@@ -215,15 +215,44 @@ def create_app(
         paper: Annotated[list[str] | None, Query(description="Repeat for several document ids.")] = None,
         year_min: int | None = None,
         year_max: int | None = None,
+        category: Annotated[list[Category] | None, Query(description="Repeat for several arXiv categories "
+                                                         "(primary or cross-list), e.g. math.AG.")] = None,
     ) -> SearchResponse:
         """Search theorems (or papers, with ``level=paper``) for a query, with optional filters."""
         return await do_search(SearchRequest(query=q, k=k, level=level, sources=source, kinds=kind, papers=paper,
-                                             year_min=year_min, year_max=year_max))  # fmt: skip
+                                             year_min=year_min, year_max=year_max, categories=category))  # fmt: skip
 
     @app.post("/search", response_model=SearchResponse, tags=["search"], dependencies=auth)
     async def search_post(req: SearchRequest) -> SearchResponse:
         """Search with a JSON body (same fields as the GET form, lists for filters)."""
         return await do_search(req)
+
+    async def do_premises(req: PremisesRequest) -> PremisesResponse:
+        # Admitted, in a slot and under the deadline like a search; the premise query is embedded in the worker
+        # thread (it is not a search query, so the shared query batches do not serve it).
+        hits = await run(search.premises, req.statement, req.k, **req.filters())
+        return PremisesResponse(statement=req.statement, k=search.k if req.k is None else req.k,
+                                results=[HitOut.from_hit(h) for h in hits])  # fmt: skip
+
+    @app.get("/premises", response_model=PremisesResponse, tags=["search"], dependencies=auth)
+    async def premises_get(
+        statement: Annotated[str, Query(description="A statement (LaTeX), a goal in words, or an id.")],
+        k: Annotated[int | None, Query(description="Number of results.")] = None,
+        source: Annotated[list[str] | None, Query(description="Repeat for several sources.")] = None,
+        kind: Annotated[list[str] | None, Query(description="Repeat for several kinds.")] = None,
+        paper: Annotated[list[str] | None, Query(description="Repeat for several document ids.")] = None,
+        year_min: int | None = None,
+        year_max: int | None = None,
+        category: Annotated[list[Category] | None, Query(description="Repeat for several arXiv categories.")] = None,
+    ) -> PremisesResponse:
+        """Premise search: the results a proof of the statement is likely to use (the statement left out)."""
+        return await do_premises(PremisesRequest(statement=statement, k=k, sources=source, kinds=kind, papers=paper,
+                                                 year_min=year_min, year_max=year_max, categories=category))  # fmt: skip
+
+    @app.post("/premises", response_model=PremisesResponse, tags=["search"], dependencies=auth)
+    async def premises_post(req: PremisesRequest) -> PremisesResponse:
+        """Premise search with a JSON body: ``statement`` (LaTeX, a goal, or an id), ``k`` and filters."""
+        return await do_premises(req)
 
     @app.get("/theorems/{theorem_id:path}", response_model=TheoremOut, tags=["records"], dependencies=auth)
     async def theorem(theorem_id: Annotated[str, Path(description="e.g. stacks:00DV")]) -> TheoremOut:

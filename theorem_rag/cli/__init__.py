@@ -27,9 +27,10 @@ from theorem_rag.cli.corpus import corpus  # noqa: E402
 from theorem_rag.cli.db import db  # noqa: E402
 from theorem_rag.cli.eval import eval_command  # noqa: E402
 from theorem_rag.cli.index import index  # noqa: E402
+from theorem_rag.cli.model import model  # noqa: E402
 from theorem_rag.cli.search import search  # noqa: E402
 from theorem_rag.cli.serve import serve  # noqa: E402
 from theorem_rag.cli.serve_api import api, mcp  # noqa: E402
 
-for command in (corpus, db, index, search, eval_command, serve, api, mcp):
+for command in (corpus, db, index, model, search, eval_command, serve, api, mcp):
     main.add_command(command)

@@ -26,11 +26,13 @@ def _one_line(text: str | None, width: int) -> str:
 @click.option("--paper", "papers", multiple=True, help="Only statements of these document ids (repeat).")
 @click.option("--category", "categories", multiple=True, help="Only arXiv papers in these categories (repeat).")
 @click.option("--papers", "paper_level", is_flag=True, help="Rank papers (documents) instead of statements.")
+@click.option("--premises", is_flag=True, help="Premise search: QUERY is a statement (LaTeX), a goal to prove or a "
+              "statement id (e.g. stacks:0D09); list what a proof of it is likely to use, the statement left out.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--no-hybrid", is_flag=True, help="Dense ranking only (no full-text fusion).")
 @with_db_options
-def search(query, k, sources, kinds, papers, categories, paper_level, as_json, no_hybrid, database_url, table, data_dir,
-           embed_model, embed_field) -> None:  # fmt: skip
+def search(query, k, sources, kinds, papers, categories, paper_level, premises, as_json, no_hybrid, database_url, table,
+           data_dir, embed_model, embed_field) -> None:  # fmt: skip
     """Search the index for QUERY (natural language, keywords or LaTeX)."""
     from theorem_rag.db.store import StoreUnavailable
     from theorem_rag.errors import InputError
@@ -41,6 +43,19 @@ def search(query, k, sources, kinds, papers, categories, paper_level, as_json, n
     engine = TheoremSearch.from_settings(s)
     filters = dict(sources=list(sources) or None, kinds=list(kinds) or None, papers=list(papers) or None,
                    categories=list(categories) or None)
+    if premises and paper_level:
+        raise click.UsageError("--premises ranks statements; it does not combine with --papers")
+    if premises:
+        try:
+            results = engine.premises(query, k, **filters)
+        except (InputError, IndexNotBuilt, StoreUnavailable) as e:
+            raise click.ClickException(str(e)) from e
+        if as_json:
+            click.echo(json.dumps({"statement": query, "results": [_as_dict(r, False) for r in results]},
+                                  indent=2, ensure_ascii=False))  # fmt: skip
+        else:
+            _print_hits(results)
+        return
     try:
         if paper_level:
             results = engine.search_papers(query, k, **filters)
@@ -69,6 +84,13 @@ def search(query, k, sources, kinds, papers, categories, paper_level, as_json, n
             if doc and doc.url:
                 click.echo(f"       {doc.url}")
             continue
+        _print_hits([r])
+
+
+def _print_hits(hits) -> None:
+    if not hits:
+        click.echo("no results")
+    for r in hits:
         t = r.theorem
         title = " ".join(x for x in (t.kind.capitalize(), t.number or "", f"({t.name})" if t.name else "") if x)
         click.echo(f"{r.rank:>3}  {r.theorem_id}  {r.confidence or 0.0:.2f}  {title}")

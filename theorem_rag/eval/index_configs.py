@@ -119,3 +119,28 @@ def _hybrid_rerank(settings: Any, context: EvalContext) -> Any:
         raise InputError("hybrid+rerank needs a reranker: set THEOREM_RAG_RERANKER (cross-encoder:<model> or llm:<model>)")
     return RetrieverSearcher("hybrid+rerank", _index(context, "hybrid+rerank").search(settings.embed_field, hybrid=True,
                                                                                      reranker=reranker))  # fmt: skip
+
+
+class PremiseSearcher:
+    """A ``Searcher`` ranking premises: each query is a statement, answered by
+    :meth:`~theorem_rag.search.TheoremSearch.premises_batch` of ``search``."""
+
+    def __init__(self, name: str, search: Any) -> None:
+        self.name, self.search = name, search
+
+    def search_batch(self, queries: list[str], k: int) -> list[list[str]]:
+        return [[h.theorem_id for h in hits] for hits in self.search.premises_batch(list(queries), k)]
+
+
+@register_config("premises", "premise search: the statement embedded as a premise query over the slogans, fused with "
+                 "full-text search (RRF), no query understanding, the statement itself left out", needs_index=True)  # fmt: skip
+def _premises(settings: Any, context: EvalContext) -> Any:
+    index = _index(context, "premises")
+    return PremiseSearcher("premises", index.search(settings.embed_field, hybrid=True, understand=False))
+
+
+@register_config("premises-dense", "premise search, dense ranking only (the premise-embedded statement over the "
+                 "slogans)", needs_index=True)  # fmt: skip
+def _premises_dense(settings: Any, context: EvalContext) -> Any:
+    index = _index(context, "premises-dense")
+    return PremiseSearcher("premises-dense", index.search(settings.embed_field, hybrid=False, understand=False))

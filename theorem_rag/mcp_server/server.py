@@ -1,7 +1,7 @@
 """The MCP server (official ``mcp`` SDK, ``MCPServer``): search tools for agents over stdio or streamable HTTP.
 
-Tools: ``search_theorems`` (query, k, sources, kinds, papers, years, paper level), ``get_theorem`` and
-``get_paper``. Results are structured (the JSON schema of :mod:`theorem_rag.wire`) and carry ids,
+Tools: ``search_theorems`` (query, k, sources, kinds, papers, years, paper level), ``find_premises`` (what a
+proof of a statement is likely to use), ``get_theorem`` and ``get_paper``. Results are structured (the JSON schema of :mod:`theorem_rag.wire`) and carry ids,
 statements, slogans, links and a citation line, so an agent can cite what it found. Bad input
 (:class:`~theorem_rag.errors.InputError`) and unknown ids come back as tool errors with a message; so do a full
 server and a call past its deadline, with the seconds to wait before retrying. Any other exception is an internal
@@ -32,7 +32,8 @@ from theorem_rag.serving.admission import Overloaded
 from theorem_rag.serving.deadline import DeadlineExceeded
 from theorem_rag.serving.service import SearchService
 from theorem_rag.wire import (
-    DocumentOut, HitOut, PaperHitOut, PaperOut, SearchResponse, TheoremOut, TheoremSummary,
+    CATEGORIES_DESCRIPTION, Category, DocumentOut, HitOut, PaperHitOut, PaperOut, PremisesResponse, SearchResponse,
+    TheoremOut, TheoremSummary,
 )  # fmt: skip
 
 T = TypeVar("T")
@@ -40,7 +41,8 @@ T = TypeVar("T")
 INSTRUCTIONS = (
     "Semantic search over research mathematics (Stacks Project, PlanetMath, textbooks, papers) at the level of "
     "single theorems. Use search_theorems with a plain-English description or LaTeX; cite results by their 'id' "
-    "and 'url' (or the 'citation' line); use get_theorem for the full record of an id."
+    "and 'url' (or the 'citation' line); use find_premises with a statement or goal to prove for the results a "
+    "proof of it is likely to use; use get_theorem for the full record of an id."
 )
 
 
@@ -69,7 +71,7 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
 
     >>> server = build_server(search)                            # doctest: +SKIP
     >>> [t.name for t in asyncio.run(server.list_tools())]       # doctest: +SKIP
-    ['search_theorems', 'get_theorem', 'get_paper']
+    ['search_theorems', 'find_premises', 'get_theorem', 'get_paper']
     """
     from theorem_rag import __version__
 
@@ -87,10 +89,12 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
         papers: Annotated[list[str] | None, Field(description="Only statements of these document ids.")] = None,
         year_min: Annotated[int | None, Field(description="Only documents from this year on.")] = None,
         year_max: Annotated[int | None, Field(description="Only documents up to this year.")] = None,
+        categories: Annotated[list[Category] | None, Field(description=CATEGORIES_DESCRIPTION)] = None,
         paper_level: Annotated[bool, Field(description="Rank papers (documents) instead of statements.")] = False,
     ) -> SearchResponse:
         """Search theorems, lemmas and definitions by meaning; results carry id, statement, slogan and url."""
-        filters = {"sources": sources, "kinds": kinds, "papers": papers, "year_min": year_min, "year_max": year_max}
+        filters = {"sources": sources, "kinds": kinds, "papers": papers, "year_min": year_min, "year_max": year_max,
+                   "categories": categories}  # fmt: skip
         if paper_level:
             papers_found = await _guarded(run(search.search_papers, query, k, query=query, **filters))
             assessment = await _guarded(run(search.assess, query, papers_found))
@@ -100,6 +104,25 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
         assessment = await _guarded(run(search.assess, query, hits))
         return SearchResponse(query=query, level="theorem", k=k,
                               results=[HitOut.from_hit(h) for h in hits]).assessed(assessment)
+
+    @server.tool(annotations=read_only)
+    async def find_premises(
+        statement: Annotated[str, Field(description="The statement to prove (LaTeX), a goal in words, or a "
+                                        "statement id such as 'stacks:0D09'.")],
+        k: Annotated[int, Field(description=f"Number of results, 1 to {search.max_k}.")] = search.k,
+        sources: Annotated[list[str] | None, Field(description="Only these sources, e.g. ['stacks'].")] = None,
+        kinds: Annotated[list[str] | None, Field(description="Only these kinds, e.g. ['theorem', 'lemma'].")] = None,
+        papers: Annotated[list[str] | None, Field(description="Only statements of these document ids.")] = None,
+        year_min: Annotated[int | None, Field(description="Only documents from this year on.")] = None,
+        year_max: Annotated[int | None, Field(description="Only documents up to this year.")] = None,
+        categories: Annotated[list[Category] | None, Field(description=CATEGORIES_DESCRIPTION)] = None,
+    ) -> PremisesResponse:
+        """Premise search: the results (lemmas, definitions, theorems) a proof of the statement is likely to use,
+        best first; the statement itself is left out. Each carries id, statement, slogan and url."""
+        filters = {"sources": sources, "kinds": kinds, "papers": papers, "year_min": year_min, "year_max": year_max,
+                   "categories": categories}
+        hits = await _guarded(run(search.premises, statement, k, **filters))
+        return PremisesResponse(statement=statement, k=k, results=[HitOut.from_hit(h) for h in hits])
 
     @server.tool(annotations=read_only)
     async def get_theorem(

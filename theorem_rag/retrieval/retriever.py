@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import re
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -45,6 +46,12 @@ LEXICAL_WEIGHT_LONG = 1.0
 NAME_DEPTH = 5
 # A hit among the first this many of a full-text ranking counts as found by full-text search (for confidence).
 LEXICAL_TOP = 10
+# What a retriever ranks for: statements matching the query ("search"), or the results a proof of the query is
+# likely to use ("premises": the query embedded as a premise query, no query understanding, the statement itself
+# left out).
+MODES = ("search", "premises")
+# A premise query that is one statement id ("stacks:0D09") stands for that statement's text.
+_STATEMENT_ID = re.compile(r"[a-z][a-z0-9_-]*:[^\s$\\{}]+")
 # What LlamaIndex's BaseRetriever itself takes; with_options passes them on.
 _BASE_OPTIONS = ("callback_manager", "object_map", "objects", "verbose")
 
@@ -92,6 +99,29 @@ def hit_to_node(hit: Hit) -> NodeWithScore:
     return NodeWithScore(node=node, score=hit.score)
 
 
+def _same_text(a: str, b: str) -> bool:
+    return " ".join(a.split()) == " ".join(b.split())
+
+
+def without_statement(hits: list[Hit], text: str, exclude: frozenset[str]) -> list[Hit]:
+    """The hits but the statement a premise query is: ids in ``exclude`` and statements whose text (as written or
+    macro-expanded, whitespace aside) is the query; ranks renumbered from 1.
+
+    >>> from theorem_rag.records import Theorem
+    >>> t = lambda i, body: Theorem(id=i, source="s", kind="lemma", doc_id="d", body_latex=body)
+    >>> hits = [Hit("a", 0.9, rank=1, theorem=t("a", "$x = y$")), Hit("b", 0.8, rank=2, theorem=t("b", "$y$")),
+    ...         Hit("c", 0.7, rank=3, theorem=t("c", "$z$"))]
+    >>> [(h.theorem_id, h.rank) for h in without_statement(hits, " $x  =  y$ ", frozenset({"c"}))]
+    [('b', 1)]
+    """
+    kept = [
+        h for h in hits
+        if h.theorem_id not in exclude
+        and not (h.theorem is not None and (_same_text(h.theorem.body_latex, text) or _same_text(h.theorem.text, text)))
+    ]  # fmt: skip
+    return [replace(h, rank=i) for i, h in enumerate(kept, 1)]
+
+
 class TheoremRetriever(BaseRetriever):
     """Retrieve theorems for a query: dense + full-text, fused by RRF, as ``NodeWithScore`` best first.
 
@@ -100,6 +130,11 @@ class TheoremRetriever(BaseRetriever):
     (same model, other fields, e.g. the LaTeX beside the slogans) add their dense rankings to the fusion.
     ``reranker`` (a ``BaseNodePostprocessor``) reorders the best ``min(3 k, rerank_depth)`` fused candidates
     (at least ``k``) before the cut to ``k``; its own ``top_n`` never caps the result.
+
+    ``mode="premises"`` ranks what a proof of the query (a statement in LaTeX, a goal in words, or a statement id
+    such as ``stacks:0D09``, which stands for its text) is likely to use: the query is embedded as a premise query
+    (the model's premise instruction, see :meth:`~theorem_rag.embed.Embedder.embed_premise_queries`), query
+    understanding is off whatever ``understand`` says, and the statement itself is left out of the results.
     """
 
     def __init__(
@@ -122,8 +157,11 @@ class TheoremRetriever(BaseRetriever):
         rerank_depth: int = 100,
         understand: bool = True,
         parallel_text: bool = True,
+        mode: str = "search",
         **kwargs: Any,
     ) -> None:
+        if mode not in MODES:
+            raise InputError(f"unknown retriever mode {mode!r}; use {' or '.join(MODES)}")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1 or pool < k:
             raise InputError(f"need 1 <= k <= pool, got k={k!r}, pool={pool!r}")
         self.store, self.embed_model, self.space = store, embed_model, space
@@ -135,6 +173,7 @@ class TheoremRetriever(BaseRetriever):
         self.reranker, self.rerank_depth = reranker, rerank_depth
         self.understand = understand
         self.parallel_text = parallel_text
+        self.mode = mode
         super().__init__(**kwargs)
 
     def options(self) -> dict[str, Any]:
@@ -144,6 +183,7 @@ class TheoremRetriever(BaseRetriever):
             rrf_k=self.rrf_k, filters=self.filters, max_query_chars=self.max_query_chars, depth=self.depth,
             lexical_weights=self.lexical_weights, extra_spaces=self.extra_spaces, reranker=self.reranker,
             rerank_depth=self.rerank_depth, understand=self.understand, parallel_text=self.parallel_text,
+            mode=self.mode,
         )  # fmt: skip
 
     def with_options(self, **overrides: Any) -> TheoremRetriever:
@@ -164,16 +204,50 @@ class TheoremRetriever(BaseRetriever):
         text = validate_query(query, self.max_query_chars)
         return self._ranked(text, None, k or self.k, self._filters(filters))
 
+    @property
+    def premises(self) -> bool:
+        """Whether this retriever ranks premises (``mode="premises"``)."""
+        return self.mode == "premises"
+
+    def _premise_query(self, text: str) -> tuple[str, frozenset[str]]:
+        """The text a premise query stands for and the ids to leave out: a statement id is its statement's text."""
+        if not _STATEMENT_ID.fullmatch(text):
+            return text, frozenset()
+        found = self.store.get_theorems([text]).get(text)
+        if found is None:
+            if text.split(":", 1)[0] in self.store.stats().get("sources", {}):
+                raise InputError(f"no statement with id {text!r} in the index")
+            return text, frozenset()
+        return validate_query(found.text, self.max_query_chars), frozenset({text})
+
     def _filters(self, filters: Filters | Mapping[str, Any] | None) -> Filters:
         """Filters given for one call replace the retriever's default ones."""
         return Filters.from_mapping(filters) if filters is not None else self.filters
 
     def _ranked(self, text: str, embedding: list[float] | None, k: int, filters: Filters) -> list[Hit]:
-        """The final ranking: the fused candidates, reranked when a reranker is set, cut to ``k``."""
+        """The final ranking: the fused candidates, reranked when a reranker is set, cut to ``k`` (in premises
+        mode, after leaving the statement itself out)."""
+        exclude: frozenset[str] = frozenset()
+        if self.premises:
+            text, exclude = self._premise_query(text)
+            embedding = None  # a caller's vector is a search query's, not a premise query's
+        depth = k + len(exclude) + 1 if self.premises else k
         if self.reranker is None:
-            return self._search(text, embedding, k, filters)
-        hits = self._search(text, embedding, max(k, min(3 * k, self.rerank_depth)), filters)
-        return self._rerank(text, hits)[:k]
+            hits = self._search(text, embedding, depth, filters)
+        else:
+            hits = self._search(text, embedding, max(depth, min(3 * k, self.rerank_depth)), filters)
+            hits = self._rerank(text, hits)
+        if self.premises:
+            hits = without_statement(hits, text, exclude)
+        return hits[:k]
+
+    def _embed(self, text: str) -> list[float]:
+        """The query's vector; in premises mode a premise query's (a plain query's for an embed model without)."""
+        if self.premises:
+            embed = getattr(self.embed_model, "get_premise_embedding", None)
+            if embed is not None:
+                return embed(text)
+        return self.embed_model.get_query_embedding(text)
 
     def _rerank(self, text: str, hits: list[Hit]) -> list[Hit]:
         nodes = [hit_to_node(h) for h in hits]
@@ -192,12 +266,13 @@ class TheoremRetriever(BaseRetriever):
         ]
 
     def _search(self, text: str, embedding: list[float] | None, k: int, filters: Filters) -> list[Hit]:
-        plan = understand(text) if self.understand else QueryPlan(original=text, text=text)
+        understanding = self.understand and not self.premises
+        plan = understand(text) if understanding else QueryPlan(original=text, text=text)
         if plan.text != text:
             embedding = None  # the text searched is not the one the caller embedded
         fusing = self.hybrid or bool(self.extra_spaces) or bool(plan.variants)
         depth = max(k, self.depth) if fusing else k
-        routing = route(self.store, plan, filters, k) if self.understand else Routing()
+        routing = route(self.store, plan, filters, k) if understanding else Routing()
         rankings: list[list[Hit]] = []
         weights: list[float] = []
         lexical: list[Hit] = []
@@ -213,7 +288,7 @@ class TheoremRetriever(BaseRetriever):
         try:
             while i < len(texts):
                 query = texts[i]
-                vec = embedding if i == 0 and embedding is not None else self.embed_model.get_query_embedding(query)
+                vec = embedding if i == 0 and embedding is not None else self._embed(query)
                 for space in (self.space, *self.extra_spaces):
                     ranking = self.store.search_dense(
                         space, vec, k=depth, pool=max(self.pool, depth), filters=filters,
@@ -232,7 +307,7 @@ class TheoremRetriever(BaseRetriever):
                     rankings.append(found)
                     weights.append(self.lexical_weights[0] if is_short_query(query) else self.lexical_weights[1])
                     lexical += found
-                    if i == 0 and self.understand and routing.did_you_mean is None:
+                    if i == 0 and understanding and routing.did_you_mean is None:
                         routing.did_you_mean = did_you_mean(self.store, plan, lexical_empty=not found)
                         if routing.did_you_mean:
                             texts.append(routing.did_you_mean)

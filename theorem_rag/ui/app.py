@@ -88,12 +88,13 @@ class Handlers:
         return {k: v for k, v in self._documents.items() if v is not None}
 
     def run_search(self, query: str, level: str = "Theorems", k: int = 10, sources: Any = None, kinds: Any = None,
-                   papers: Any = None) -> tuple[str, str, str]:  # fmt: skip
+                   papers: Any = None, categories: Any = None) -> tuple[str, str, str]:  # fmt: skip
         """``(results html, status line, query)`` for the Search tab; bad input and outages become messages."""
         query = (query or "").strip()
         if not query:
             return message_html("Type a query first, e.g. \u201cNakayama's lemma\u201d.", "warning"), "", ""
-        filters = {"sources": _split(sources), "kinds": _split(kinds), "papers": _split(papers)}
+        filters = {"sources": _split(sources), "kinds": _split(kinds), "papers": _split(papers),
+                   "categories": _split(categories)}  # fmt: skip
         start = time.perf_counter()
         try:
             if level == "Papers":
@@ -151,7 +152,8 @@ class Handlers:
                  if m.get("role") in ("user", "assistant") and not m.get("metadata")]  # fmt: skip
         history.append({"role": "user", "content": question})
         yield history, sources_html([]), "Searching\u2026", question
-        assistant = Assistant(self.search.search, self.chat, **self.assistant_options)
+        assistant = Assistant(self.search.search, self.chat, premises=getattr(self.search, "premises", None),
+                              **self.assistant_options)  # fmt: skip
         sources: list[Hit] = []
         text, answer_at, last_push = "", None, 0.0
         try:
@@ -180,6 +182,8 @@ class Handlers:
                         notes.append(answer.error)
                     if notes:
                         body += "\n\n" + " ".join(f"\u26a0 {html.escape(n, quote=False)}" for n in notes)
+                    if answer.premises:
+                        body += "\n\n" + premises_note(answer)
                     if answer_at is None:
                         history.append({"role": "assistant", "content": body})
                     else:
@@ -191,10 +195,25 @@ class Handlers:
             yield history, sources_html(sources, self.documents_for(sources)), str(err), question
 
 
+def premises_note(answer: Any) -> str:
+    """The line under an answer to a proof request: which premises (by source number and id) the model was given.
+
+    >>> from theorem_rag.ui.assistant import Answer, SearchStep
+    >>> from theorem_rag.records import Hit
+    >>> hits = [Hit("s:1", 1.0), Hit("s:2", 0.5)]
+    >>> premises_note(Answer("q", "", "", hits, [SearchStep("g", tuple(hits), ("s:2",), kind="premises")]))
+    'Premises given for the proof: [2] <code>s:2</code>'
+    """
+    number = {h.theorem_id: n for n, h in enumerate(answer.sources, 1)}
+    ids = ", ".join(f"[{number[i]}] <code>{html.escape(i, quote=False)}</code>" for i in answer.premises)
+    return f"Premises given for the proof: {ids}"
+
+
 def _search_message(step: Any) -> dict[str, Any]:
     lines = [f"- {h.theorem.kind.capitalize() if h.theorem else ''} `{h.theorem_id}`" for h in step.hits]
     content = "\n".join(lines) or "No statements found."
-    title = f"Searched \u201c{step.query}\u201d \u2014 {len(step.hits)} statements, {len(step.new_ids)} new"
+    what = "Premise search for" if getattr(step, "kind", "search") == "premises" else "Searched"
+    title = f"{what} \u201c{step.query}\u201d \u2014 {len(step.hits)} statements, {len(step.new_ids)} new"
     return {"role": "assistant", "content": content, "metadata": {"title": title, "status": "done"}}
 
 
@@ -243,6 +262,8 @@ def create_app(search: Any, chat_model: Any, *, title: str = "theorem-rag", stat
                                                 elem_id="trag-filter-source")  # fmt: skip
                         f_kinds = gr.Dropdown(list(KINDS), multiselect=True, label="Kind")
                         f_papers = gr.Textbox(label="Paper", placeholder="document id(s), comma separated")
+                        f_categories = gr.Textbox(label="arXiv category", placeholder="math.AG, hep-th",
+                                                  info="Primary or cross-list", elem_id="trag-filter-category")
                         k = gr.Slider(1, min(50, getattr(search, "max_k", 50)), value=10, step=1, label="Results",
                                       elem_id="trag-filter-k")  # fmt: skip
                 examples = gr.Dataset(samples=[[e] for e in EXAMPLES], components=[query], label="Try",
@@ -273,7 +294,7 @@ def create_app(search: Any, chat_model: Any, *, title: str = "theorem-rag", stat
         vote_btn = gr.Button(elem_id="trag-vote-btn", elem_classes="trag-hidden")
         toast = gr.Markdown(elem_id="trag-toast")
 
-        search_inputs = [query, level, k, f_sources, f_kinds, f_papers]
+        search_inputs = [query, level, k, f_sources, f_kinds, f_papers, f_categories]
         search_outputs = [results, status, last_query]
         for trigger in (go.click, query.submit):
             trigger(h.run_search, search_inputs, search_outputs, concurrency_limit=4, js=URL_SYNC_JS)

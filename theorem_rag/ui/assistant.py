@@ -7,7 +7,10 @@ and works for weak and strong models alike:
 2. A capable model (not ``is_small_offline``) sees the numbered statements found so far and replies with lines
    ``SEARCH: <query>`` for what it still needs, or ``ANSWER``; at most ``max_rounds`` rounds in all.
 3. The statements are numbered [1]..[n] in the prompt; the answer streams.
-4. Citations are checked against what was retrieved: ``[n]`` links to statement n; a number with no retrieved
+4. Asked to prove something (:func:`proof_goal`), the first search is a premise search for the goal (what a
+   proof of it is likely to use, ``TheoremSearch.premises``) when one is given; the answer says which premises
+   the model was given.
+5. Citations are checked against what was retrieved: ``[n]`` links to statement n; a number with no retrieved
    statement behind it is marked as invalid and never linked (:func:`link_citations`).
 
 The loop is implemented here rather than with LlamaIndex's agent classes: their tool calling needs a model that
@@ -16,6 +19,8 @@ emits structured calls, which the 135M offline default does not. Searching goes 
 
 >>> find_citations("By [2] and [1, 3], and [4-5].")
 [2, 1, 3, 4, 5]
+>>> proof_goal("Prove that every finite integral domain is a field.")
+'every finite integral domain is a field.'
 """
 
 from __future__ import annotations
@@ -43,6 +48,20 @@ SYSTEM_PROMPT = (
     "has exactly one maximal ideal.\" If the statements do not settle the question, say so. Write mathematics in "
     "LaTeX between $...$."
 )
+PROOF_PROMPT = (
+    "The colleague asks for a proof. The statements were retrieved as premises a proof of the goal is likely to "
+    "use: build the proof step by step from them, citing the statement behind each step; say which step they do "
+    "not cover."
+)
+# A request to prove something: "prove (that) X", "show that X", "give/write/sketch a proof (that|of) X", "why is X
+# true"; the goal is the rest of the question.
+_PROOF_REQUEST = re.compile(
+    r"^\s*(?:(?:can|could|would)\s+you\s+|please\s+|how\s+(?:do|can|would)\s+(?:i|we|you|one)\s+)?"
+    r"(?:(?:prove|demonstrate|establish|derive|deduce)\b|show\s+(?=that\b)|"
+    r"(?:(?:give|write|sketch|find|outline)\s+(?:me\s+)?|what\s+is\s+)?(?:a\s+|the\s+)?proof\s+(?:of|that|for)\b)"
+    r"\s*(?:that\b)?[:,]?\s*",
+    re.I,
+)
 PLAN_PROMPT = (
     "You can search a database of theorems before answering. Given the question and the statements found so far, "
     "reply with at most two lines of the form\nSEARCH: <what statement to look for>\nif a needed definition or "
@@ -52,12 +71,14 @@ PLAN_PROMPT = (
 
 @dataclass(frozen=True)
 class SearchStep:
-    """One search the assistant ran: the query, what it returned, and which of those were new sources."""
+    """One search the assistant ran: the query, what it returned, and which of those were new sources;
+    ``kind`` is ``"search"``, or ``"premises"`` for a premise search (the query is then the goal)."""
 
     query: str
     hits: tuple[Hit, ...]
     new_ids: tuple[str, ...] = ()
     error: str | None = None
+    kind: str = "search"
 
 
 @dataclass
@@ -76,6 +97,12 @@ class Answer:
     @property
     def cited_ids(self) -> list[str]:
         return [self.sources[n - 1].theorem_id for n in self.cited]
+
+    @property
+    def premises(self) -> list[str]:
+        """Ids of the sources a premise search found (the premises the model was given), in source order."""
+        found = {i for step in self.searches if step.kind == "premises" for i in step.new_ids}
+        return [h.theorem_id for h in self.sources if h.theorem_id in found]
 
 
 @dataclass(frozen=True)
@@ -138,6 +165,20 @@ def link_citations(text: str, sources: Sequence[Hit]) -> tuple[str, list[int], l
     return "".join(pieces), valid, invalid
 
 
+def proof_goal(question: str) -> str | None:
+    """The goal when ``question`` asks to prove something ("Prove that X", "Show X", "Give a proof of X", ...),
+    else None.
+
+    >>> proof_goal("Show that $x^2 = x x$"), proof_goal("Show me local rings"), proof_goal("What is a ring?")
+    ('$x^2 = x x$', None, None)
+    """
+    m = _PROOF_REQUEST.match(question)
+    if m is None:
+        return None
+    goal = question[m.end():].strip()
+    return goal or None
+
+
 def parse_search_requests(reply: str, limit: int = 2) -> list[str]:
     """The queries a model asked for with ``SEARCH: <query>`` lines (deduplicated, at most ``limit``).
 
@@ -175,9 +216,11 @@ def context_block(sources: Sequence[Hit], max_chars: int = 600, proof_chars: int
 
 
 def answer_messages(question: str, sources: Sequence[Hit], history: Sequence[dict[str, str]] = (),
-                    max_chars: int = 600) -> list[dict[str, str]]:  # fmt: skip
-    """System prompt with the numbered statements, the recent conversation, then the question."""
-    system = f"{SYSTEM_PROMPT}\n\nStatements:\n{context_block(sources, max_chars, max_chars // 2) or '(none found)'}"
+                    max_chars: int = 600, proof: bool = False) -> list[dict[str, str]]:  # fmt: skip
+    """System prompt with the numbered statements, the recent conversation, then the question; with ``proof``,
+    the prompt says the statements are premises for a proof of the goal."""
+    prompt = f"{SYSTEM_PROMPT} {PROOF_PROMPT}" if proof else SYSTEM_PROMPT
+    system = f"{prompt}\n\nStatements:\n{context_block(sources, max_chars, max_chars // 2) or '(none found)'}"
     return [{"role": "system", "content": system}, *history[-4:], {"role": "user", "content": question}]
 
 
@@ -196,10 +239,11 @@ class Assistant:
     """
 
     def __init__(self, search: SearchFn, chat: object, *, max_rounds: int = 3, max_sources: int = 8,
-                 small_sources: int = 4, max_tokens: int = 400, statement_chars: int = 600) -> None:  # fmt: skip
+                 small_sources: int = 4, max_tokens: int = 400, statement_chars: int = 600,
+                 premises: SearchFn | None = None) -> None:  # fmt: skip
         if max_rounds < 1:
             raise InputError("max_rounds must be at least 1")
-        self.search, self.chat = search, chat
+        self.search, self.chat, self.premises = search, chat, premises
         self.max_rounds, self.max_tokens, self.statement_chars = max_rounds, max_tokens, statement_chars
         # A 135M model with a 4k window reads a few short statements well and many poorly.
         small = getattr(chat, "is_small_offline", False)
@@ -207,21 +251,27 @@ class Assistant:
         # Past a paragraph or so a 135M model drifts away from the statements; stop it sooner.
         self.max_tokens = min(max_tokens, 200) if small else max_tokens
 
-    def _search(self, query: str, sources: list[Hit], seen: set[str]) -> SearchStep:
-        hits = self.search(query)
+    def _search(self, query: str, sources: list[Hit], seen: set[str], kind: str = "search") -> SearchStep:
+        hits = (self.premises if kind == "premises" and self.premises is not None else self.search)(query)
         new = []
         for h in hits:
             if h.theorem_id not in seen and len(sources) < self.max_sources:
                 seen.add(h.theorem_id)
                 sources.append(h)
                 new.append(h.theorem_id)
-        return SearchStep(query, tuple(hits), tuple(new))
+        return SearchStep(query, tuple(hits), tuple(new), kind=kind)
 
     def searches(self, question: str) -> Iterator[SearchStep]:
-        """Run the retrieval rounds; yields each step. Sources accumulate in ``self.sources``."""
+        """Run the retrieval rounds; yields each step. Sources accumulate in ``self.sources``. A request for a
+        proof starts with a premise search for its goal (when a premise search is given)."""
         self.sources: list[Hit] = []
         seen: set[str] = set()
+        goal = proof_goal(question) if self.premises is not None else None
         queries, searched = [question], []
+        if goal is not None:
+            searched.append(goal)
+            yield self._search(goal, self.sources, seen, kind="premises")
+            queries = [] if getattr(self.chat, "is_small_offline", False) else [question]
         for round_ in range(self.max_rounds):
             for q in queries:
                 searched.append(q)
@@ -256,7 +306,8 @@ class Assistant:
         if prefix:
             yield Event("token", text=prefix)
         try:
-            messages = answer_messages(question, sources, history, self.statement_chars)
+            proof = any(step.kind == "premises" for step in steps)
+            messages = answer_messages(question, sources, history, self.statement_chars, proof=proof)
             for piece in self.chat.stream(messages, max_tokens=self.max_tokens, prefix=prefix):
                 text += piece
                 yield Event("token", text=piece)

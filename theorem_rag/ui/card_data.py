@@ -71,10 +71,10 @@ def _items(value: Any) -> list[str]:
     return [x.strip() for v in values for x in str(v).split(",") if x.strip()]
 
 
-def state_from_params(params: Mapping[str, Any]) -> tuple[str, str, int, list[str], list[str], str]:
-    """``(query, level, k, sources, kinds, papers)`` from URL parameters: ``q``, ``level`` (``theorems`` or
-    ``papers``), ``k``, ``source``, ``kind``, ``paper`` (repeated or comma separated). Unknown kinds are dropped;
-    a bad ``k`` falls back to 10."""
+def state_from_params(params: Mapping[str, Any]) -> tuple[str, str, int, list[str], list[str], str, str]:
+    """``(query, level, k, sources, kinds, papers, categories)`` from URL parameters: ``q``, ``level``
+    (``theorems`` or ``papers``), ``k``, ``source``, ``kind``, ``paper``, ``category`` (repeated or comma
+    separated). Unknown kinds are dropped; a bad ``k`` falls back to 10."""
     level = "Papers" if str(params.get("level", "")).lower().startswith("paper") else "Theorems"
     try:
         k = max(1, min(50, int(str(params.get("k", "10")))))
@@ -82,10 +82,10 @@ def state_from_params(params: Mapping[str, Any]) -> tuple[str, str, int, list[st
         k = 10
     kinds = [x for x in _items(params.get("kind")) if x in KINDS]
     return (str(params.get("q", "") or "").strip(), level, k, _items(params.get("source")), kinds,
-            ",".join(_items(params.get("paper"))))  # fmt: skip
+            ",".join(_items(params.get("paper"))), ",".join(_items(params.get("category"))))  # fmt: skip
 
 
-def restore_search(request: Any) -> tuple[str, str, int, list[str], list[str], str]:
+def restore_search(request: Any) -> tuple[str, str, int, list[str], list[str], str, str]:
     """The search inputs a page URL asks for (the box, level, k and filters), for ``demo.load``."""
     return state_from_params(query_params(request))
 
@@ -104,7 +104,7 @@ def query_params(request: Any) -> dict[str, Any]:
 
 # Run in the page before each search: put the query, level and filters into the URL, so it can be shared.
 URL_SYNC_JS = """
-(query, level, k, sources, kinds, papers) => {
+(query, level, k, sources, kinds, papers, categories) => {
   const p = new URLSearchParams();
   if (query) p.set('q', query);
   if (level === 'Papers') p.set('level', 'papers');
@@ -112,8 +112,9 @@ URL_SYNC_JS = """
   for (const s of (sources || [])) p.append('source', s);
   for (const s of (kinds || [])) p.append('kind', s);
   if (papers) p.set('paper', papers);
+  if (categories) p.set('category', categories);
   const qs = p.toString();
   history.replaceState(null, '', window.location.pathname + (qs ? '?' + qs : ''));
-  return [query, level, k, sources, kinds, papers];
+  return [query, level, k, sources, kinds, papers, categories];
 }
 """

@@ -1,0 +1,104 @@
+"""The arXiv category filter in the library, the LlamaIndex tool and the notebook widget, on a real index.
+
+The REST and MCP surfaces have their own tests (tests/api/test_api_category.py, tests/mcp/test_mcp_category.py);
+all of them search the three papers of tests/category_index.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from category_index import IN_AG, IN_NT, QUERY, STATEMENTS, category_search
+from theorem_rag.errors import InputError
+from theorem_rag.filters import Filters, check_category
+
+pytestmark = [pytest.mark.db, pytest.mark.models]
+
+
+@pytest.fixture(scope="module")
+def cat_search(pg_dsn):
+    return category_search(pg_dsn)
+
+
+def _ids(hits) -> list[str]:
+    return sorted(h.theorem_id for h in hits)
+
+
+@pytest.mark.parametrize("good", ["math.AG", "cs.LO", "hep-th", "math-ph", "q-bio.BM", "cond-mat.mes-hall", "math"])
+def test_arxiv_category_syntax_is_accepted(good):
+    assert check_category(good) == good and Filters(category=(good,)).category == (good,)
+
+
+@pytest.mark.parametrize("bad", ["math AG", "", "Math.AG", "math.", ".AG", "math.ag.x", "math.AG ", "math_AG"])
+def test_malformed_category_is_an_input_error(bad):
+    with pytest.raises(InputError, match="category"):
+        Filters.from_mapping({"category": [bad]})
+
+
+def test_library_keeps_primary_and_cross_listed_papers(cat_search):
+    assert _ids(cat_search.search(QUERY, k=10)) == sorted(STATEMENTS)  # unfiltered, the math.NT paper is found
+    assert _ids(cat_search.search(QUERY, k=10, categories=["math.AG"])) == IN_AG
+    assert _ids(cat_search.search(QUERY, k=10, categories="math.NT")) == IN_NT
+    assert _ids(cat_search.search(QUERY, k=10, categories=["math.AG", "math.NT"])) == sorted(STATEMENTS)
+    assert cat_search.search(QUERY, k=10, categories=["hep-th"]) == []
+    papers = cat_search.search_papers(QUERY, k=10, categories=["math.AG"])
+    assert sorted(p.doc_id for p in papers) == ["arxiv:2401.00001", "arxiv:2401.00002"]
+    for bad in ("", "math AG"):
+        with pytest.raises(InputError, match="category"):
+            cat_search.search(QUERY, k=10, categories=bad)
+
+
+def test_llamaindex_tool_takes_categories(cat_search):
+    import json
+
+    from theorem_rag.tools import theorem_search_tool
+
+    tool = theorem_search_tool(cat_search)
+    schema = json.loads(tool.metadata.fn_schema_str)["properties"]["categories"]
+    assert "math.AG" in json.dumps(schema)
+
+    def ids(out) -> list[str]:
+        return sorted(line.split("]")[0].split("[")[1] for line in out.content.splitlines() if line[:1].isdigit())
+
+    assert ids(tool.call(query=QUERY, k=10, categories=["math.AG"])) == IN_AG
+    assert ids(asyncio.run(tool.acall(query=QUERY, k=10, categories=["math.NT"]))) == IN_NT
+    with pytest.raises(ValueError, match="arXiv categories"):
+        tool.call(query=QUERY, categories=["math AG"])
+
+
+def test_widget_filters_by_category(cat_search):
+    from theorem_rag.widgets import SearchWidget
+
+    w = SearchWidget(cat_search, k=10)
+    assert _ids(w.run(QUERY)) == sorted(STATEMENTS)
+    w.categories.value = "math.AG"
+    assert _ids(w.run(QUERY)) == IN_AG
+    w.categories.value = "math.NT, hep-th"
+    assert _ids(w.run(QUERY)) == IN_NT
+    w.categories.value = "math AG"
+    w.query.value = QUERY
+    w._on_search()
+    assert "arXiv categories" in w.results.value
+
+
+def test_app_search_tab_filters_by_category(cat_search):
+    from loopback import free_port
+    from theorem_rag.chat_models import LiteLLMChat
+    from theorem_rag.ui.app import Handlers
+
+    h = Handlers(cat_search, LiteLLMChat("openai/gpt-4o-mini", f"http://127.0.0.1:{free_port()}/v1", timeout=5,
+                                         max_retries=0))  # fmt: skip
+
+    def shown(body: str) -> list[str]:
+        return sorted(t for t in STATEMENTS if t in body)
+
+    body, status, _ = h.run_search(QUERY, "Theorems", 10, categories="math.AG")
+    assert shown(body) == IN_AG and status.startswith(f"{len(IN_AG)} statements")
+    body, status, _ = h.run_search(QUERY, "Theorems", 10, None, None, None, "math.NT")
+    assert shown(body) == IN_NT and status.startswith(f"{len(IN_NT)} statements")
+    body, status, _ = h.run_search(QUERY, "Papers", 10, categories="math.AG")
+    assert status.startswith("2 papers") and "arxiv:2401.00003" not in body
+    body, status, _ = h.run_search(QUERY, "Theorems", 10, categories="math_AG")
+    assert "arXiv categories such as" in body and status == ""

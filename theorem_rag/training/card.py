@@ -1,0 +1,84 @@
+"""The shipped form of a trained model: fp16 weights, its ``theorem_rag.json`` and a model card beside them.
+
+``theorem_rag.json`` is what the library reads (the premise instruction the model was trained with); the card
+(``README.md``) is what people read: the recipe, the pair counts, the metrics and the command that reproduces it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+MODEL_META = "theorem_rag.json"
+
+
+def read_model_meta(model_path: str | Path) -> dict[str, Any]:
+    """The ``theorem_rag.json`` of a model folder, or ``{}`` (any model without one, e.g. the base MiniLM)."""
+    path = Path(model_path) / MODEL_META
+    if not path.is_file():
+        return {}
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def model_card(name: str, meta: dict[str, Any], pair_report: str, metrics_md: str = "") -> str:
+    """The Markdown model card: what the model is, how it was made, what it scores."""
+    cfg = meta.get("recipe", {})
+    lines = [
+        f"# {name}",
+        "",
+        f"`{cfg.get('base_model', '?')}` (MiniLM-L6, 384 dimensions) fine-tuned by theorem-rag on training pairs mined "
+        "from the records of the six shared corpora (no evaluation query is ever a training pair). Weights in fp16 "
+        "safetensors; the library loads them as float32 on CPU.",
+        "",
+        "Premise search embeds its queries as "
+        f"`\"{meta.get('premise_instruction', '')} <statement>\"`; ordinary searches take no instruction.",
+        "",
+        "## Reproduce",
+        "",
+        "```bash",
+        meta.get("command", ""),
+        "```",
+        "",
+        "## Recipe",
+        "",
+        "| setting | value |",
+        "|---|---|",
+    ]
+    lines += [f"| {k} | {v} |" for k, v in cfg.items() if k != "extra"]
+    lines += [f"| {k} | {v} |" for k, v in (cfg.get("extra") or {}).items()]
+    for key in ("pairs", "steps", "seconds", "device", "first_loss", "final_loss"):
+        if key in meta.get("training", {}):
+            lines.append(f"| training {key} | {meta['training'][key]} |")
+    lines += ["", "## Training pairs", "", pair_report, ""]
+    if metrics_md:
+        lines += ["## Evaluation (dev sets)", "", metrics_md.strip(), ""]
+    lines += [
+        "## License",
+        "",
+        "Base model: Apache-2.0 (sentence-transformers/all-MiniLM-L6-v2). Training text: the shared corpora "
+        "(Stacks Project GFDL, PlanetMath CC BY-SA, Open Logic CC BY, Napkin CC BY-SA, HoTT book CC BY-SA, Lebl "
+        "CC BY-SA, papers under their own licenses).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def export_model(model_dir: str | Path, out_dir: str | Path, meta: dict[str, Any], card: str,
+                 *, fp16: bool = True) -> Path:
+    """Save the model of ``model_dir`` to ``out_dir`` (fp16 weights by default) with ``theorem_rag.json`` and the
+    card; no checkpoint or training file is copied."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    out_dir = Path(out_dir)
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    model = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
+    if fp16:
+        model = model.to(torch.float16)
+    model.save(str(out_dir), safe_serialization=True, create_model_card=False)
+    (out_dir / MODEL_META).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    (out_dir / "README.md").write_text(card, encoding="utf-8")
+    return out_dir
