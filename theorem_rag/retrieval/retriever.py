@@ -332,7 +332,7 @@ class TheoremRetriever(BaseRetriever):
         front = list(dict.fromkeys([*(x for x, _ in fused if x in exact), *routing.front, *promoted[:PROMOTED]]))
         fused = [(x, scores.get(x, top)) for x in front] + [x for x in fused if x[0] not in set(front)]
         # The name tie-break looks at the first NAME_DEPTH places whatever k is, so the first hits do not depend on k.
-        fused = fused[: max(k, NAME_DEPTH) if self.understand else k]
+        fused = fused[: max(k, NAME_DEPTH) if understanding else k]
         dense = rankings[0]
         d_rank = {h.theorem_id: h.dense_rank for h in dense}
         l_rank: dict[str, int | None] = {}
@@ -345,7 +345,7 @@ class TheoremRetriever(BaseRetriever):
         lexical_top = {h.theorem_id for h in lexical if (h.lexical_rank or 99) <= LEXICAL_TOP}
         front_set = set(front)
         hits = self.store.hydrate(hits)
-        if self.understand and not plan.formula:
+        if understanding and not plan.formula:
             # A short query that names a result: the statement itself before exercises, examples and "proof of"
             # entries with the same name (only hits named with every query word move; front ones stay).
             head = prefer_statements(
