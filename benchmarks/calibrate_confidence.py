@@ -34,8 +34,9 @@ def held_out(query_id: str) -> bool:
 
 
 def evidence(hit) -> list[float]:
+    """(cosine, lexical, named) are fitted; the fourth, the share of unknown query words, is a fixed factor."""
     lexical = hit.lexical_rank is not None and hit.lexical_rank <= 10
-    return [float(hit.cosine or 0.0), float(lexical), float(hit.named)]
+    return [float(hit.cosine or 0.0), float(lexical), float(hit.named), float(hit.unknown)]
 
 
 def main() -> None:
@@ -60,22 +61,22 @@ def main() -> None:
         for q in load_queries(path)[: args.limit]:
             hits = search.search(q.query, 5)
             label = any(h.theorem_id in q.relevant for h in hits)
-            feats = evidence(hits[0]) if hits else [0.0, 0.0, 0.0]
+            feats = evidence(hits[0]) if hits else [0.0, 0.0, 0.0, 0.0]
             rows.append((path.stem, q.id, held_out(q.id), feats, label))
     nonsense = [json.loads(line)["query"] for line in args.nonsense.read_text().splitlines() if line.strip()]
     nonsense_feats = []
     for q in nonsense:
         hits = search.search(q, 5)
-        nonsense_feats.append(evidence(hits[0]) if hits else [0.0, 0.0, 0.0])
+        nonsense_feats.append(evidence(hits[0]) if hits else [0.0, 0.0, 0.0, 0.0])
     elapsed = time.time() - t0
 
     fit = [r for r in rows if not r[2]]
-    X = np.array([r[3] for r in fit])
+    X = np.array([r[3][:3] for r in fit])
     y = np.array([r[4] for r in fit], dtype=int)
     model = LogisticRegression(C=10.0).fit(X, y)
     (w_cos, w_lex, w_named), bias = model.coef_[0], model.intercept_[0]
     calib = Calibration(w_cosine=float(w_cos), w_lexical=float(w_lex), w_named=float(w_named), bias=float(bias))
-    conf = lambda f: calib.score(f[0], bool(f[1]), bool(f[2]))  # noqa: E731
+    conf = lambda f: calib.score(f[0], bool(f[1]), bool(f[2]), f[3])  # noqa: E731
     fit_conf = np.array([conf(r[3]) for r in fit])
     threshold = float(np.quantile(fit_conf, args.flag_share))
     calib = Calibration(**{**calib.__dict__, "threshold": threshold})

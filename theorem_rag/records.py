@@ -169,7 +169,8 @@ class Hit:
     ``confidence`` (0..1) is the calibrated confidence that this hit is what was asked for (see
     ``theorem_rag.query_understanding.confidence``), computed from ``cosine`` (query against the embedded text),
     ``lexical_rank`` and ``named`` (put first because it is named as asked: an exact name or alias, the
-    definition or paper asked for); ``score`` stays the ranking's internal value.
+    definition or paper asked for), discounted by ``unknown`` (the share of the query's words that no statement
+    contains); ``score`` stays the ranking's internal value.
     """
 
     theorem_id: str
@@ -183,6 +184,7 @@ class Hit:
     confidence: float | None = None
     cosine: float | None = None
     named: bool = False
+    unknown: float = 0.0
 
 
 @dataclass(frozen=True)

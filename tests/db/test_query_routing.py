@@ -104,3 +104,51 @@ def test_hits_carry_confidence_and_evidence(retrievers):
     hits = on.search("Chinese remainder theorem")
     assert hits[0].theorem_id == "crt" and hits[0].named and hits[0].cosine is not None
     assert all(0 <= h.confidence <= 1 for h in hits) and hits[0].confidence > hits[-1].confidence
+
+
+def test_words_no_statement_contains_discount_the_confidence(retrievers):
+    from theorem_rag.query_understanding.confidence import hit_confidence
+
+    on, _ = retrievers
+    # "rings" is in the fillers; "chocolate" and "cookies" are in no statement: two of the three words unknown.
+    assert on.store.unknown_share(["chocolate rings cookies"]) == pytest.approx(2 / 3)
+    assert on.store.unknown_share(["chocolate rings cookies", "Nakayama lemma"]) == 0.0  # the best text counts
+    assert on.store.unknown_share(["the of"]) == 0.0  # no indexed word: nothing to judge by
+    hits = on.search("chocolate rings cookies")
+    top = hits[0]
+    assert top.unknown == pytest.approx(0.6667)
+    lexical = top.lexical_rank is not None and top.lexical_rank <= 10
+    plain = hit_confidence(top.cosine, lexical, top.named)
+    assert top.confidence == pytest.approx(plain * (1 - 0.6667), abs=1e-3)
+    # An acronym whose expansion the index knows is not unknown ("CRT" itself is in no statement).
+    assert on.store.unknown_share(["CRT"]) == 1.0 and on.search("CRT")[0].unknown == 0.0
+
+
+def test_a_name_query_puts_the_statement_before_exercises_and_entries_about_it(store):
+    docs = [Document(id="an", source="planetmath", title="Analysis"), Document(id="nb", source="napkin", title="Napkin")]
+    theorems = [
+        # The exercise repeats the name, so full-text search ranks it first without the rule.
+        Theorem(id="ex", source="napkin", kind="exercise", doc_id="nb", name="Banach fixed point theorem",
+                body_latex="Prove the Banach fixed point theorem: Banach, fixed point, fixed point, Banach."),
+        Theorem(id="cor", source="planetmath", kind="theorem", doc_id="an", name="corollary of Banach fixed point theorem",
+                body_latex="A corollary of the Banach fixed point theorem on fixed point iteration."),
+        Theorem(id="thm", source="planetmath", kind="theorem", doc_id="an", name="Banach fixed point theorem",
+                body_latex="A contraction of a complete metric space has a unique fixed point."),
+        Theorem(id="other", source="planetmath", kind="lemma", doc_id="an", name="Zorn's lemma",
+                body_latex="Every chain has an upper bound: fixed point theorem Banach remark."),
+    ]  # fmt: skip
+    store.upsert_documents(docs)
+    store.upsert_theorems(theorems)
+    store.vector_space("toy", DIM)
+    store.write_vectors("toy", [t.id for t in theorems], [text_vector(t.body_latex) for t in theorems])
+    store.build_index("toy")
+    on = TheoremRetriever(store, make_embedding(), space="toy", k=4, pool=10)
+    off = on.with_options(understand=False)
+    before = [h.theorem_id for h in off.search("banach fixed point")]
+    after = [h.theorem_id for h in on.search("banach fixed point")]
+    assert before.index("thm") > 0 and before.index("thm") > before.index("ex")
+    assert after[0] == "thm"
+    # Only the hits named with every query word move, among their own places; the rest keep theirs.
+    assert {i for i, x in enumerate(after) if x == "other"} == {i for i, x in enumerate(before) if x == "other"}
+    assert after.index("ex") > after.index("thm") and after.index("cor") > after.index("thm")
+    assert on.search("banach fixed point", k=1)[0].theorem_id == "thm"  # the same first hit whatever k is

@@ -67,6 +67,18 @@ def test_latex_and_ascii_math_read_alike():
     assert plan.formula and plan.text == latex and plan.variants == ("a^(p-1) = 1 mod p",)
 
 
+@pytest.mark.parametrize("query", ["1-1 correspondence", "2-out-of-3 property", "1-1 function", "n-dimensional sphere"])
+def test_hyphenated_prose_is_not_a_formula(query):
+    plan = understand(query)
+    assert formula_text(query) is None
+    assert not plan.formula and plan.text == query and plan.notes == ()
+
+
+def test_a_minus_inside_a_formula_still_reads_as_math():
+    assert formula_text("f(b)-f(a) = f'(c)(b-a)") is not None
+    assert formula_text("n - 1") == "n - 1" and formula_text("x^(n-1)") is not None
+
+
 @pytest.mark.parametrize("query, english, lang", [
     ("petit théorème de Fermat", "fermat little theorem", "fr"),
     ("théorème chinois des restes", "theorem chinese remainder", "fr"),
@@ -120,3 +132,24 @@ def test_confidence_is_monotone_and_flags_weak_matches():
     a = assess([weak], did_you_mean="Nakayama's lemma", calib=calib)
     assert not a.confident and a.message.startswith("No close match") and a.suggestions[0] == "did you mean: Nakayama's lemma"
     assert assess([strong], calib=calib).message is None
+
+
+def test_name_classes_prefer_the_statement_itself():
+    from theorem_rag.query_understanding.names import name_class, prefer_statements
+
+    assert name_class("Bolzanos theorem", "Bolzano's theorem", "theorem") == 0
+    assert name_class("Bolzanos theorem", "Bolzano-Weierstrass theorem", "theorem") == 1
+    assert name_class("rank nullity", "another proof of rank-nullity theorem", "remark") == 2
+    assert name_class("Yonedas lemma", "The Yoneda lemma", "theorem") == 0
+    assert name_class("Yonedas lemma", "Proving the Yoneda lemma", "exercise") == 2
+    # A truncated name (no result word) equal to a short name is no better than the full name of the same result.
+    assert name_class("heine borel", "Heine--Borel", "theorem") == 1 == name_class("heine borel", "Heine-Borel theorem", "theorem")
+    assert name_class("heine borel", None, "lemma") is None
+    hits = [("a", "corollary of Bezout's lemma", "theorem"), ("b", "gcd", "definition"),
+            ("c", "Bezout's lemma (number theory)", "theorem"), ("d", "B\\'ezout's lemma", "lemma")]  # fmt: skip
+    order = prefer_statements("Bezouts lemma", hits, lambda h: h[1:])
+    assert [h[0] for h in order] == ["d", "b", "c", "a"]
+    assert [h[0] for h in prefer_statements("Bezouts lemma", hits, lambda h: h[1:], fixed=lambda h: h[0] == "a")] == [
+        "a", "b", "d", "c"]  # fmt: skip
+    long = "the lemma of Bezout about the greatest common divisor of two integers"
+    assert prefer_statements(long, hits, lambda h: h[1:]) == hits

@@ -49,3 +49,13 @@ class LookupOps:
         query, params = lookup_sql.similar_names(self.names, text, k, threshold)
         with self.connection() as conn:
             return [(r[0], float(r[1])) for r in conn.execute(query, params).fetchall()]
+
+    def unknown_share(self, texts: list[str]) -> float:
+        """The smallest share, over ``texts`` (a query and the variants searched for it), of full-text words that
+        no statement contains; 0.0 when no text has a word full-text search indexes (nothing to judge by)."""
+        if not texts:
+            return 0.0
+        query, params = lookup_sql.unknown_words(self.names, texts)
+        with self.connection() as conn:
+            rows = conn.execute(query, params).fetchall()
+        return min((int(r[2]) / int(r[1]) for r in rows if r[1]), default=0.0)

@@ -103,3 +103,16 @@ def similar_names(names: Names, text: str, k: int, threshold: float) -> tuple[sq
     ).format(t=sql.Identifier(names.theorems))
     t = text.strip().lower()
     return query, [t, t, t, threshold, k]
+
+
+def unknown_words(names: Names, texts: list[str]) -> tuple[sql.Composed, list]:
+    """Per text (by its position in ``texts``): how many distinct full-text lexemes it has and how many of them
+    occur in no statement (absent from the lexicon the triggers keep). Texts without lexemes give no row."""
+    query = sql.SQL(
+        """SELECT q.i, count(*) AS n, count(*) FILTER (WHERE l.lexeme IS NULL) AS unknown
+        FROM (SELECT DISTINCT t.i, unnest(tsvector_to_array(to_tsvector('english', t.text))) AS lexeme
+              FROM unnest(%s::text[]) WITH ORDINALITY AS t(text, i)) AS q
+        LEFT JOIN {lx} AS l ON l.lexeme = q.lexeme AND l.ndoc > 0
+        GROUP BY q.i ORDER BY q.i"""
+    ).format(lx=sql.Identifier(names.lexicon))
+    return query, [list(texts)]

@@ -3,7 +3,11 @@
 A hit's confidence is a logistic function of what the retriever saw for it: the cosine between the query and the
 statement's slogan (``cosine``), whether full-text search found it among its first ten (``lexical``), and whether
 a rule put it first because it is named as asked (an exact name or alias, the definition of the term asked for,
-the paper asked for by id or title: ``named``). The weights and the threshold are fitted by
+the paper asked for by id or title: ``named``). That logistic value is then multiplied by the share of the query's
+words that the index knows (``1 - unknown``, ``unknown`` being the share of its full-text words that no statement
+contains, for the best of the texts searched: the query, its expansions, its English, a close name): a word
+absent from every statement cannot be matched, so at most the rest of the query is answered. This factor has no
+fitted parameter (real dev queries are built from the corpus, so they have no unknown words to fit it on). The weights and the threshold are fitted by
 ``benchmarks/calibrate_confidence.py`` on one half of the dev sets (target: the gold statement in the top 5) and
 checked on the other half, so the confidence reads as a probability that the result is what was asked for; a
 response is ``confident`` when its first hit reaches the threshold. The fitted numbers are in
@@ -13,6 +17,8 @@ response is ``confident`` when its first hit reaches the threshold. The fitted n
 True
 >>> confident([hit_confidence(cosine=0.05, lexical=False, named=False)])
 False
+>>> hit_confidence(0.6, True, False, unknown=0.5) == hit_confidence(0.6, True, False) / 2
+True
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+from theorem_rag.errors import InputError
 
 _FILE = Path(__file__).parent / "data" / "confidence.json"
 
@@ -37,9 +45,12 @@ class Calibration:
     bias: float = -5.0
     threshold: float = 0.5
 
-    def score(self, cosine: float, lexical: bool, named: bool) -> float:
+    def score(self, cosine: float, lexical: bool, named: bool, unknown: float = 0.0) -> float:
+        """The confidence: the logistic value of the evidence times the share of the query's words the index knows."""
+        if not 0.0 <= unknown <= 1.0:
+            raise InputError(f"unknown must be a share in [0, 1], got {unknown!r}")
         z = self.bias + self.w_cosine * cosine + self.w_lexical * float(lexical) + self.w_named * float(named)
-        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+        return (1.0 - unknown) / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
 @lru_cache(maxsize=1)
@@ -51,9 +62,11 @@ def calibration() -> Calibration:
     return Calibration(**{k: float(data[k]) for k in ("w_cosine", "w_lexical", "w_named", "bias", "threshold")})
 
 
-def hit_confidence(cosine: float | None, lexical: bool, named: bool, calib: Calibration | None = None) -> float:
-    """The calibrated confidence (0..1) of one hit; ``cosine`` None (no dense score) counts as 0."""
-    return (calib or calibration()).score(cosine or 0.0, lexical, named)
+def hit_confidence(cosine: float | None, lexical: bool, named: bool, calib: Calibration | None = None,
+                   unknown: float = 0.0) -> float:  # fmt: skip
+    """The calibrated confidence (0..1) of one hit; ``cosine`` None (no dense score) counts as 0; ``unknown`` is
+    the share of the query's words that no statement contains."""
+    return (calib or calibration()).score(cosine or 0.0, lexical, named, unknown)
 
 
 def confident(confidences: Sequence[float | None], calib: Calibration | None = None) -> bool:

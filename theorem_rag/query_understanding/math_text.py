@@ -36,9 +36,22 @@ def is_latex(query: str) -> bool:
     return bool(_LATEX.search(query))
 
 
+# A hyphen between two word characters with no space on either side joins a compound word of prose ("1-1
+# correspondence", "2-out-of-3 property", "n-dimensional"), not a minus sign: such compounds are not formula
+# evidence by themselves. A minus inside a real formula comes with other evidence ("a^(p-1) = 1 mod p",
+# "(p-1)! = -1 mod p", "f(b)-f(a) = ...").
+_HYPHEN_COMPOUND = re.compile(r"\b\w+(?:-\w+)+\b")
+
+
 def is_ascii_math(query: str) -> bool:
-    """True when the query has a formula operator (``^ = < > |``, a factorial, ``mod`` with a number, ...)."""
-    return not is_latex(query) and bool(_ASCII_MATH.search(query))
+    """True when the query has a formula operator (``^ = < > |``, a factorial, ``mod`` with a number, ...).
+
+    Hyphenated words are prose, not subtraction:
+
+    >>> is_ascii_math("1-1 correspondence"), is_ascii_math("2-out-of-3 property"), is_ascii_math("(p-1)! = -1 mod p")
+    (False, False, True)
+    """
+    return not is_latex(query) and bool(_ASCII_MATH.search(_HYPHEN_COMPOUND.sub("w", query)))
 
 
 def _group(text: str, start: int) -> tuple[str, int]:

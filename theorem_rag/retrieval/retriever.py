@@ -32,6 +32,7 @@ from theorem_rag.filters import Filters
 from theorem_rag.query import is_short_query, validate_query
 from theorem_rag.query_understanding import QueryPlan, understand
 from theorem_rag.query_understanding.confidence import hit_confidence
+from theorem_rag.query_understanding.names import prefer_statements
 from theorem_rag.records import Hit, PaperHit
 from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
 from theorem_rag.retrieval.routing import PROMOTED, Routing, did_you_mean, route
@@ -41,6 +42,8 @@ from theorem_rag.retrieval.routing import PROMOTED, Routing, did_you_mean, route
 # good as the dense side on the dev sets (benchmarks/results/), so they weigh the same.
 LEXICAL_WEIGHT_SHORT = 1.5
 LEXICAL_WEIGHT_LONG = 1.0
+# The places the name tie-break (query_understanding.names) reorders: the first this many.
+NAME_DEPTH = 5
 # A hit among the first this many of a full-text ranking counts as found by full-text search (for confidence).
 LEXICAL_TOP = 10
 # What a retriever ranks for: statements matching the query ("search"), or the results a proof of the query is
@@ -68,15 +71,16 @@ def _in_background(fn: Any, *args: Any, **kwargs: Any) -> Future:
     return _text_pool.submit(contextvars.copy_context().run, fn, *args, **kwargs)
 
 
-def _with_confidence(hits: list[Hit], cosine: dict[str, float], lexical_top: set[str], named: set[str]) -> list[Hit]:
+def _with_confidence(hits: list[Hit], cosine: dict[str, float], lexical_top: set[str], named: set[str],
+                     unknown: float = 0.0) -> list[Hit]:  # fmt: skip
     """The hits with their evidence and calibrated confidence (a hit outside the dense ranking gets its lowest
-    cosine)."""
+    cosine; ``unknown`` is the share of the query's words no statement contains)."""
     floor = min(cosine.values(), default=0.0)
     out = []
     for h in hits:
         cos, is_named = cosine.get(h.theorem_id, floor), h.theorem_id in named
-        conf = hit_confidence(cos, h.theorem_id in lexical_top, is_named)
-        out.append(replace(h, cosine=round(cos, 6), named=is_named, confidence=conf))
+        conf = hit_confidence(cos, h.theorem_id in lexical_top, is_named, unknown=unknown)
+        out.append(replace(h, cosine=round(cos, 6), named=is_named, unknown=round(unknown, 4), confidence=conf))
     return out
 
 
@@ -311,9 +315,11 @@ class TheoremRetriever(BaseRetriever):
         finally:
             if pending is not None:
                 wait([pending])  # never leave a query running behind a failed call
+        # Words of the query that no statement contains (the best of the texts searched): they cannot be matched.
+        unknown = self.store.unknown_share(texts)
         if not fusing:
             hits = self.store.hydrate(rankings[0][:k])
-            return _with_confidence(hits, cosine, set(), set())
+            return _with_confidence(hits, cosine, set(), set(), unknown)
         fused = reciprocal_rank_fusion([[h.theorem_id for h in r] for r in rankings], k=self.rrf_k, weights=weights)
         # A statement named exactly as the query (its name or a recorded alias) is a look-up: it goes first; so do
         # the statements query understanding routes to (the paper asked for, the definition asked for).
@@ -325,7 +331,8 @@ class TheoremRetriever(BaseRetriever):
         promoted = sorted(routing.promote, key=lambda x: (position.get(x, len(position)), routing.promote.index(x)))
         front = list(dict.fromkeys([*(x for x, _ in fused if x in exact), *routing.front, *promoted[:PROMOTED]]))
         fused = [(x, scores.get(x, top)) for x in front] + [x for x in fused if x[0] not in set(front)]
-        fused = fused[:k]
+        # The name tie-break looks at the first NAME_DEPTH places whatever k is, so the first hits do not depend on k.
+        fused = fused[: max(k, NAME_DEPTH) if understanding else k]
         dense = rankings[0]
         d_rank = {h.theorem_id: h.dense_rank for h in dense}
         l_rank: dict[str, int | None] = {}
@@ -336,7 +343,17 @@ class TheoremRetriever(BaseRetriever):
             for i, (tid, score) in enumerate(fused, 1)
         ]
         lexical_top = {h.theorem_id for h in lexical if (h.lexical_rank or 99) <= LEXICAL_TOP}
-        return _with_confidence(self.store.hydrate(hits), cosine, lexical_top, set(front))
+        front_set = set(front)
+        hits = self.store.hydrate(hits)
+        if understanding and not plan.formula:
+            # A short query that names a result: the statement itself before exercises, examples and "proof of"
+            # entries with the same name (only hits named with every query word move; front ones stay).
+            head = prefer_statements(
+                plan.text, hits[:NAME_DEPTH], lambda h: (h.theorem.name, h.theorem.kind) if h.theorem else (None, None),
+                fixed=lambda h: h.theorem_id in front_set,
+            )  # fmt: skip
+            hits = [replace(h, rank=i) for i, h in enumerate([*head, *hits[NAME_DEPTH:]][:k], 1)]
+        return _with_confidence(hits, cosine, lexical_top, front_set, unknown)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         text = validate_query(query_bundle.query_str, self.max_query_chars)

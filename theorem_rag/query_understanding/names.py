@@ -1,0 +1,93 @@
+"""The statement itself before entries about it, when a short query names a result (pure: no database).
+
+A query such as "Cayleys theorem", "banach fixed point" or "Bezouts lemma" is a name. Among the hits whose names
+contain every word of the query (compared by :func:`name_words`: case, accents, TeX accents, apostrophes, hyphens,
+a leading "the" and a plural or possessive "s" do not count), :func:`prefer_statements` puts first the one named
+exactly so, then the other statements of results, and last the entries about the result: an exercise, example or
+remark (PlanetMath files its "proof of X" entries as remarks), or a name that says it is about it ("corollary of
+X", "alternate statement of X": the query's words come after an "of"). Only hits with such a name move, and only
+among the places such hits hold; every other hit keeps its place, so the rule acts only where the evidence is a
+name match. "Named exactly so" counts only for a whole name, one with a result word ("theorem", "lemma", ...): a
+truncated name such as "cayley hamilton" is the short name of the result in several sources alike.
+
+>>> name_words("Cayley's theorem") == name_words("Cayleys theorem") == ("cayley", "theorem")
+True
+>>> name_words("corollary of B\\\\'ezout's lemma")
+('corollary', 'of', 'bezout', 'lemma')
+>>> name_class("Cayleys theorem", "Cayley's theorem", "theorem"), name_class("Cayleys theorem", "Cayley-Hamilton theorem", "theorem")
+(0, 1)
+>>> name_class("Bezouts lemma", "corollary of B\\\\'ezout's lemma", "theorem"), name_class("banach fixed point", "Banach fixed point theorem", "exercise")
+(2, 2)
+>>> name_class("Cayleys theorem", "Lagrange's theorem", "theorem") is None
+True
+>>> name_class("cayley hamilton", "Cayley-Hamilton", "theorem"), name_class("cayley hamilton", "Cayley-Hamilton theorem", "theorem")
+(1, 1)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from theorem_rag.query_understanding.intent import RESULT_WORDS
+from theorem_rag.query_understanding.text import fold_accents
+
+T = TypeVar("T")
+
+# Kinds of entries that are about a result rather than its statement.
+DERIVED_KINDS = frozenset({"exercise", "example", "remark"})
+# Queries longer than this are descriptions, not names: the rule does not apply.
+MAX_NAME_WORDS = 6
+_TEX_ACCENT = re.compile(r"\\[`'\"^~=.uvHckrb]\s*\{?([A-Za-z])\}?")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def name_words(text: str) -> tuple[str, ...]:
+    """The words a name is compared by: lower case, accents and TeX accents folded, apostrophes dropped, a
+    leading "the" dropped and a final "s" of each word dropped (plural or possessive)."""
+    text = fold_accents(_TEX_ACCENT.sub(r"\1", text)).lower().replace("'", "").replace("\u2019", "")
+    words = [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _WORD.findall(text)]
+    if words[:1] == ["the"]:
+        words = words[1:]
+    return tuple(words)
+
+
+_RESULT_WORDS = frozenset(w for word in RESULT_WORDS for w in name_words(word))
+
+
+def name_class(query: str, name: str | None, kind: str | None) -> int | None:
+    """0: named exactly as the query; 1: a result whose name holds every query word; 2: an entry about it (a
+    derived kind, or the query's words come after an "of"); None: the name does not hold every query word."""
+    if not name:
+        return None
+    q, n = name_words(query), name_words(name)
+    if not q or not set(q) <= set(n):
+        return None
+    first = min(n.index(w) for w in q)
+    if kind in DERIVED_KINDS or (first > 0 and n[first - 1] == "of"):
+        return 2
+    # Named exactly so counts only for a whole name (one with a result word: "Cayleys theorem"); a truncated name
+    # ("cayley hamilton") equals the short names of several sources alike, which says nothing about which is meant.
+    return 0 if q == n and set(q) & _RESULT_WORDS else 1
+
+
+def prefer_statements(query: str, hits: Sequence[T], name_of: Callable[[T], tuple[str | None, str | None]],
+                      fixed: Callable[[T], bool] = lambda h: False) -> list[T]:  # fmt: skip
+    """``hits`` with the name-matched ones (not ``fixed``) reordered among their own places by (class, rank).
+
+    ``name_of(hit)`` gives (name, kind). A query of more than ``MAX_NAME_WORDS`` words is left alone.
+
+    >>> hits = [("Cayley-Hamilton theorem", "theorem"), ("group", "definition"), ("Cayley's theorem", "theorem")]
+    >>> [h[0] for h in prefer_statements("Cayleys theorem", hits, lambda h: h)]
+    ["Cayley's theorem", 'group', 'Cayley-Hamilton theorem']
+    """
+    if not 0 < len(name_words(query)) <= MAX_NAME_WORDS:
+        return list(hits)
+    classes = [None if fixed(h) else name_class(query, *name_of(h)) for h in hits]
+    places = [i for i, c in enumerate(classes) if c is not None]
+    ordered = sorted(places, key=lambda i: (classes[i], i))
+    out = list(hits)
+    for place, i in zip(places, ordered):
+        out[place] = hits[i]
+    return out
