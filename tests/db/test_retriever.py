@@ -16,6 +16,7 @@ from llama_index.core.vector_stores.types import (  # noqa: E402
 
 from theorem_rag.retrieval.retriever import TheoremRetriever  # noqa: E402
 from theorem_rag.retrieval.vector_store import TheoremVectorStore, metadata_filters_to_filters  # noqa: E402
+from theorem_rag.db.names import space_name  # noqa: E402
 from theorem_rag.filters import Filters  # noqa: E402
 
 from db_helpers import SLOGANS, THEOREMS, load, make_embedding, text_vector, theorem_vectors  # noqa: E402
@@ -140,7 +141,7 @@ def test_with_options_changes_only_what_it_is_given(store, pg_dsn):
                         hybrid=False, fusion_fields="latex")  # fmt: skip
     search = TheoremSearch.from_settings(settings)
     r = search.retriever
-    assert (r.k, r.pool, r.hybrid, r.extra_spaces, r.rerank_depth) == (2, 50, False, ("minilm_l6_v2_latex",), 40)
+    assert (r.k, r.pool, r.hybrid, r.extra_spaces, r.rerank_depth) == (2, 50, False, (space_name(settings.embed_model, "latex"),), 40)
     wider = search.as_retriever(k=5, filters={"source": "stacks"})
     assert wider.options() == {**r.options(), "k": 5, "filters": Filters(source=("stacks",))}
     with pytest.raises(ValueError, match="unknown retriever option"):

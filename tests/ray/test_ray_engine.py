@@ -21,6 +21,8 @@ import pytest
 ray = pytest.importorskip("ray", reason='the Ray engine tests need Ray: pip install "theorem-rag[ray]"')
 
 from corpus_build.ray_engine import TaskError, init_ray, ray_map  # noqa: E402
+from theorem_rag.config import DEFAULT_EMBED_MODEL  # noqa: E402
+from theorem_rag.db.names import space_name  # noqa: E402
 from theorem_rag.record_files import read_records  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -108,9 +110,9 @@ def test_ray_build_equals_local_build(local_ray, pg_dsn):
                                            "ray", "--ray-batch-size", "16", "--embed-backend", "torch", "--database-url", pg_dsn,
                                            "--table", "ray_eq_ray"])  # fmt: skip
         assert result.exit_code == 0, result.output
-        assert ("space minilm_l6_v2_slogan: 51 statements (51 new, 0 updated, 0 unchanged, 0 removed) in 6 documents; "
+        space = space_name(DEFAULT_EMBED_MODEL, "slogan")
+        assert (f"space {space}: 51 statements (51 new, 0 updated, 0 unchanged, 0 removed) in 6 documents; "
                 "slogans 0 cached, 51 written, 0 failed; 51 embedded") in result.output
-        space = "minilm_l6_v2_slogan"
         build_index(local, Embedder(), theorems, documents, writer=OfflineSloganWriter(), space=space, progress=False)
         assert on_ray.has_index(space)
         ids_a, th_a, sl_a, vec_a = _state(local, space)

@@ -11,15 +11,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-MODEL_META = "theorem_rag.json"
+from theorem_rag.embed import MODEL_SETTINGS_FILE as MODEL_META
+from theorem_rag.embed import model_settings as read_model_meta
 
-
-def read_model_meta(model_path: str | Path) -> dict[str, Any]:
-    """The ``theorem_rag.json`` of a model folder, or ``{}`` (any model without one, e.g. the base MiniLM)."""
-    path = Path(model_path) / MODEL_META
-    if not path.is_file():
-        return {}
-    return json.loads(path.read_text(encoding="utf-8"))
+__all__ = ["MODEL_META", "export_model", "model_card", "read_model_meta"]
 
 
 def model_card(name: str, meta: dict[str, Any], pair_report: str, metrics_md: str = "") -> str:
