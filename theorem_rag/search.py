@@ -157,10 +157,15 @@ class TheoremSearch:
     ) -> list[list[Hit]]:
         """Ranked hits (with theorem records and slogans) for each query, best first; ``categories`` keeps arXiv
         papers listed in any of them (primary or cross-list)."""
+        return self._rank_each(self.retriever, queries, k, _filters(sources, kinds, papers, year_min, year_max,
+                                                                   categories))  # fmt: skip
+
+    def _rank_each(self, retriever: Any, texts: Sequence[str], k: int | None,
+                   filters: dict[str, Any]) -> list[list[Hit]]:
+        """Each text ranked by ``retriever``: what :meth:`search_batch` and :meth:`premises_batch` share."""
         k = self._check_k(k)
-        filters = _filters(sources, kinds, papers, year_min, year_max, categories)
         self._check_built()
-        return [self.retriever.search(q, k=k, filters=filters) for q in queries]
+        return [retriever.search(t, k=k, filters=filters) for t in texts]
 
     def search(self, query: str, k: int | None = None, **filters: Any) -> list[Hit]:
         """Ranked hits for one query; keyword filters as in :meth:`search_batch`."""
@@ -191,11 +196,8 @@ class TheoremSearch:
         >>> [h.theorem_id for h in search.premises_batch(["stacks:0D09"], k=3)[0]]   # doctest: +SKIP
         ['stacks:08TM', ...]
         """
-        k = self._check_k(k)
-        filters = _filters(sources, kinds, papers, year_min, year_max, categories)
-        self._check_built()
-        retriever = self.premise_retriever()
-        return [retriever.search(s, k=k, filters=filters) for s in statements]
+        return self._rank_each(self.premise_retriever(), statements, k,
+                               _filters(sources, kinds, papers, year_min, year_max, categories))
 
     def premises(self, statement: str, k: int | None = None, **filters: Any) -> list[Hit]:
         """The results a proof of one statement (or goal, or statement id) is likely to use; see

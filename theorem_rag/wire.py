@@ -30,46 +30,38 @@ CATEGORIES_DESCRIPTION = ("Only statements of arXiv papers listed in any of thes
                           "e.g. ['math.AG', 'hep-th'].")  # fmt: skip
 
 
-class SearchRequest(BaseModel):
-    """A search: a query, how many results, theorem or paper level, and optional filters."""
+class FilterFields(BaseModel):
+    """The optional filters every request shares, and their keyword form for the library."""
 
     model_config = ConfigDict(extra="forbid")
+
+    sources: list[str] | None = Field(None, description="Only these sources, e.g. ['stacks', 'planetmath'].")
+    kinds: list[str] | None = Field(None, description="Only these kinds, e.g. ['theorem', 'lemma'].")
+    papers: list[str] | None = Field(None, description="Only statements of these document ids.")
+    year_min: int | None = Field(None, description="Only documents from this year on.")
+    year_max: int | None = Field(None, description="Only documents up to this year.")
+    categories: list[Category] | None = Field(None, description=CATEGORIES_DESCRIPTION)
+
+    def filters(self) -> dict[str, Any]:
+        """The keyword filters of :meth:`TheoremSearch.search` and :meth:`TheoremSearch.premises`."""
+        return {"sources": self.sources, "kinds": self.kinds, "papers": self.papers,
+                "year_min": self.year_min, "year_max": self.year_max, "categories": self.categories}  # fmt: skip
+
+
+class SearchRequest(FilterFields):
+    """A search: a query, how many results, theorem or paper level, and optional filters."""
 
     query: str = Field(description="What to look for: words, a plain-English statement or LaTeX.")
     k: int | None = Field(None, description="Number of results (default: the server's k; at most max_k).")
     level: Level = Field("theorem", description="'theorem' ranks statements; 'paper' ranks documents.")
-    sources: list[str] | None = Field(None, description="Only these sources, e.g. ['stacks', 'planetmath'].")
-    kinds: list[str] | None = Field(None, description="Only these kinds, e.g. ['theorem', 'lemma'].")
-    papers: list[str] | None = Field(None, description="Only statements of these document ids.")
-    year_min: int | None = Field(None, description="Only documents from this year on.")
-    year_max: int | None = Field(None, description="Only documents up to this year.")
-    categories: list[Category] | None = Field(None, description=CATEGORIES_DESCRIPTION)
-
-    def filters(self) -> dict[str, Any]:
-        """The keyword filters of :meth:`TheoremSearch.search`."""
-        return {"sources": self.sources, "kinds": self.kinds, "papers": self.papers,
-                "year_min": self.year_min, "year_max": self.year_max, "categories": self.categories}  # fmt: skip
 
 
-class PremisesRequest(BaseModel):
+class PremisesRequest(FilterFields):
     """A premise search: a statement (or goal, or statement id), how many results, and optional filters."""
-
-    model_config = ConfigDict(extra="forbid")
 
     statement: str = Field(description="The statement to prove: LaTeX, a goal in words, or a statement id such as "
                            "'stacks:0D09' (then its text is used and it is left out of the results).")
     k: int | None = Field(None, description="Number of results (default: the server's k; at most max_k).")
-    sources: list[str] | None = Field(None, description="Only these sources, e.g. ['stacks', 'planetmath'].")
-    kinds: list[str] | None = Field(None, description="Only these kinds, e.g. ['theorem', 'lemma'].")
-    papers: list[str] | None = Field(None, description="Only statements of these document ids.")
-    year_min: int | None = Field(None, description="Only documents from this year on.")
-    year_max: int | None = Field(None, description="Only documents up to this year.")
-    categories: list[Category] | None = Field(None, description=CATEGORIES_DESCRIPTION)
-
-    def filters(self) -> dict[str, Any]:
-        """The keyword filters of :meth:`TheoremSearch.premises`."""
-        return {"sources": self.sources, "kinds": self.kinds, "papers": self.papers,
-                "year_min": self.year_min, "year_max": self.year_max, "categories": self.categories}  # fmt: skip
 
 
 class HitOut(BaseModel):

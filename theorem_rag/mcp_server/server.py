@@ -32,11 +32,19 @@ from theorem_rag.serving.admission import Overloaded
 from theorem_rag.serving.deadline import DeadlineExceeded
 from theorem_rag.serving.service import SearchService
 from theorem_rag.wire import (
-    CATEGORIES_DESCRIPTION, Category, DocumentOut, HitOut, PaperHitOut, PaperOut, PremisesResponse, SearchResponse,
-    TheoremOut, TheoremSummary,
+    CATEGORIES_DESCRIPTION, Category, DocumentOut, FilterFields, HitOut, PaperHitOut, PaperOut, PremisesResponse,
+    SearchResponse, TheoremOut, TheoremSummary,
 )  # fmt: skip
 
 T = TypeVar("T")
+
+# The filter parameters both search tools take (flat, so that clients see plain arguments).
+Sources = Annotated[list[str] | None, Field(description="Only these sources, e.g. ['stacks'].")]
+Kinds = Annotated[list[str] | None, Field(description="Only these kinds, e.g. ['theorem', 'lemma'].")]
+Papers = Annotated[list[str] | None, Field(description="Only statements of these document ids.")]
+YearMin = Annotated[int | None, Field(description="Only documents from this year on.")]
+YearMax = Annotated[int | None, Field(description="Only documents up to this year.")]
+Categories = Annotated[list[Category] | None, Field(description=CATEGORIES_DESCRIPTION)]
 
 INSTRUCTIONS = (
     "Semantic search over research mathematics (Stacks Project, PlanetMath, textbooks, papers) at the level of "
@@ -84,17 +92,17 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
     async def search_theorems(
         query: Annotated[str, Field(description="A plain-English description of the result, a name, or LaTeX.")],
         k: Annotated[int, Field(description=f"Number of results, 1 to {search.max_k}.")] = search.k,
-        sources: Annotated[list[str] | None, Field(description="Only these sources, e.g. ['stacks'].")] = None,
-        kinds: Annotated[list[str] | None, Field(description="Only these kinds, e.g. ['theorem', 'lemma'].")] = None,
-        papers: Annotated[list[str] | None, Field(description="Only statements of these document ids.")] = None,
-        year_min: Annotated[int | None, Field(description="Only documents from this year on.")] = None,
-        year_max: Annotated[int | None, Field(description="Only documents up to this year.")] = None,
-        categories: Annotated[list[Category] | None, Field(description=CATEGORIES_DESCRIPTION)] = None,
+        sources: Sources = None,
+        kinds: Kinds = None,
+        papers: Papers = None,
+        year_min: YearMin = None,
+        year_max: YearMax = None,
+        categories: Categories = None,
         paper_level: Annotated[bool, Field(description="Rank papers (documents) instead of statements.")] = False,
     ) -> SearchResponse:
         """Search theorems, lemmas and definitions by meaning; results carry id, statement, slogan and url."""
-        filters = {"sources": sources, "kinds": kinds, "papers": papers, "year_min": year_min, "year_max": year_max,
-                   "categories": categories}  # fmt: skip
+        filters = FilterFields(sources=sources, kinds=kinds, papers=papers, year_min=year_min, year_max=year_max,
+                               categories=categories).filters()
         if paper_level:
             papers_found = await _guarded(run(search.search_papers, query, k, query=query, **filters))
             assessment = await _guarded(run(search.assess, query, papers_found))
@@ -110,17 +118,17 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
         statement: Annotated[str, Field(description="The statement to prove (LaTeX), a goal in words, or a "
                                         "statement id such as 'stacks:0D09'.")],
         k: Annotated[int, Field(description=f"Number of results, 1 to {search.max_k}.")] = search.k,
-        sources: Annotated[list[str] | None, Field(description="Only these sources, e.g. ['stacks'].")] = None,
-        kinds: Annotated[list[str] | None, Field(description="Only these kinds, e.g. ['theorem', 'lemma'].")] = None,
-        papers: Annotated[list[str] | None, Field(description="Only statements of these document ids.")] = None,
-        year_min: Annotated[int | None, Field(description="Only documents from this year on.")] = None,
-        year_max: Annotated[int | None, Field(description="Only documents up to this year.")] = None,
-        categories: Annotated[list[Category] | None, Field(description=CATEGORIES_DESCRIPTION)] = None,
+        sources: Sources = None,
+        kinds: Kinds = None,
+        papers: Papers = None,
+        year_min: YearMin = None,
+        year_max: YearMax = None,
+        categories: Categories = None,
     ) -> PremisesResponse:
         """Premise search: the results (lemmas, definitions, theorems) a proof of the statement is likely to use,
         best first; the statement itself is left out. Each carries id, statement, slogan and url."""
-        filters = {"sources": sources, "kinds": kinds, "papers": papers, "year_min": year_min, "year_max": year_max,
-                   "categories": categories}
+        filters = FilterFields(sources=sources, kinds=kinds, papers=papers, year_min=year_min, year_max=year_max,
+                               categories=categories).filters()
         hits = await _guarded(run(search.premises, statement, k, **filters))
         return PremisesResponse(statement=statement, k=k, results=[HitOut.from_hit(h) for h in hits])
 
