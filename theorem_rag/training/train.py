@@ -8,7 +8,6 @@ checkpoint every ``checkpoint_every`` steps so an interrupted run resumes where 
 from __future__ import annotations
 
 import json
-import math
 import os
 import random
 import time
@@ -170,7 +169,3 @@ def subsample(pairs: Sequence[Pair], limits: dict[str, int], seed: int = 0) -> l
         n = limits.get(kind, len(group))
         out.extend(group if n >= len(group) else rng.sample(group, n))
     return out
-
-
-def steps_for(n_pairs: int, batch_size: int, epochs: int) -> int:
-    return math.ceil(n_pairs / batch_size) * epochs
