@@ -10,7 +10,7 @@
 >>> parse_graph_query("used-by: stacks:00DV"), parse_graph_query("Nakayama")
 (('used-by', 'stacks:00DV'), None)
 >>> state_from_params({"q": "local ring", "source": "stacks,planetmath", "level": "papers", "k": "5"})
-('local ring', 'Papers', 5, ['stacks', 'planetmath'], [], '')
+('local ring', 'Papers', 5, ['stacks', 'planetmath'], [], '', '')
 """
 
 from __future__ import annotations
