@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import psycopg
 from psycopg import Connection, sql
-from psycopg.types.json import Jsonb
 
 from theorem_rag.db import sqltext
 from theorem_rag.db.names import Names
@@ -71,16 +70,14 @@ class BulkOps:
             raise InputError(f"slogans for statements not in the batch: {', '.join(unknown[:5])}")
         if any(not isinstance(s, str) or not s.strip() for s in slogans.values()):
             raise InputError("slogans must be non-empty strings")
-        cols = [*sqltext.THEOREM_COLUMNS, "content_hash", "slogan"]
+        cols = [*sqltext.WRITE_COLUMNS, "slogan"]
         copy_sql = sql.SQL("COPY {t} ({c}) FROM STDIN").format(
             t=sql.Identifier(self.names.theorems), c=sql.SQL(", ").join(map(sql.Identifier, cols))
         )
         try:
             with self.connection() as conn, conn.transaction(), conn.cursor().copy(copy_sql) as copy:
                 for t in items:
-                    d = t.to_dict()
-                    row = [Jsonb(d[c]) if c == "meta" else d[c] for c in sqltext.THEOREM_COLUMNS]
-                    copy.write_row([*row, t.content_hash, slogans.get(t.id)])
+                    copy.write_row([*sqltext.theorem_row(t), slogans.get(t.id)])
         except psycopg.errors.UniqueViolation as err:
             detail = (err.diag.message_detail or "").strip()
             raise InputError(f"copy_theorems writes new statements only (use upsert_theorems): {detail}") from err

@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3, 4, 5, 6, 8]
+[1, 2, 3, 4, 5, 6, 8, 9]
 """
 
 from __future__ import annotations
@@ -160,6 +160,21 @@ def _v8(n: Names) -> list[sql.Composed]:
     ]
 
 
+def _v9(n: Names) -> list[sql.Composed]:
+    """Formula keys per statement (query_understanding.formula_keys) and their GIN index, for formula queries.
+
+    Every write sets them; statements written before this version get theirs when ``index build`` next runs
+    (the upsert rewrites a row whose keys differ), and until then formula queries simply do not match them.
+    """
+    t = sql.Identifier(n.theorems)
+    return [
+        sql.SQL("ALTER TABLE {t} ADD COLUMN IF NOT EXISTS formula_keys text[] NOT NULL DEFAULT '{{}}'").format(t=t),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (formula_keys)").format(
+            i=sql.Identifier(f"{n.theorems}_formula"), t=t
+        ),
+    ]
+
+
 # (version, description, statements): append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
@@ -169,6 +184,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (5, "pg_trgm and a trigram index on statement names", _v5),
     (6, "theorems.proof; indexes on proof_refs (used by) and labels (references)", _v6),
     (8, "spaces.backend: the backend that ran the embedding model (torch, onnx-int8)", _v8),
+    (9, "theorems.formula_keys and their GIN index (formula queries)", _v9),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -15,17 +15,30 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from psycopg import sql
+from psycopg.types.json import Jsonb
 
 from theorem_rag.db.counters import THEOREMS_KEY
 from theorem_rag.db.names import Names
 from theorem_rag.filters import Filters
 from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens
+from theorem_rag.query_understanding.formula_keys import formula_keys
+from theorem_rag.records import Theorem
 
 THEOREM_COLUMNS = (
     "id", "source", "kind", "doc_id", "body_latex", "body_expanded", "number", "name", "label", "section",
     "proof_refs", "url", "parser", "file", "line", "meta", "proof",
 )  # fmt: skip
+# What a write sends per statement: the record's columns, its content hash and its formula keys (derived from the
+# statement by theorem_rag.query_understanding.formula_keys, kept in step by every write).
+WRITE_COLUMNS = (*THEOREM_COLUMNS, "content_hash", "formula_keys")
 DOCUMENT_COLUMNS = ("id", "source", "title", "authors", "abstract", "introduction", "license", "url", "year", "meta")
+
+
+def theorem_row(t: Theorem) -> list:
+    """The values of ``WRITE_COLUMNS`` for one statement: what ``COPY`` writes."""
+    d = t.to_dict()
+    keys = formula_keys(t.body_expanded or t.body_latex)
+    return [*(Jsonb(d[c]) if c == "meta" else d[c] for c in THEOREM_COLUMNS), t.content_hash, keys]
 
 
 def filter_clause(filters: Filters, alias: str, year_column: sql.Composable | None = None) -> tuple[sql.Composable, list]:
@@ -323,7 +336,7 @@ def upsert_theorems(names: Names) -> sql.Composed:
 
     Returns one row per inserted or updated statement with ``inserted`` (xmax = 0) and the previous hash.
     """
-    cols = [*THEOREM_COLUMNS, "content_hash"]
+    cols = list(WRITE_COLUMNS)
     ident = sql.SQL(", ").join(map(sql.Identifier, cols))
     updates, changed = _update_if_changed(cols, "t")
     return sql.SQL(
@@ -378,3 +391,36 @@ def by_labels(names: Names) -> sql.Composed:
     return sql.SQL(
         "SELECT {c} FROM {t} WHERE source = %s AND (label = ANY(%s) OR meta ->> 'full_label' = ANY(%s))"
     ).format(c=cols, t=sql.Identifier(names.theorems))
+
+
+# Formula search (query_understanding.formula_keys): a key in more statements than this is counted as this many
+# (its IDF is already small), and candidates come from the rarest keys whose counts sum to at most the budget.
+FORMULA_DF_CAP = 2_000
+FORMULA_BUDGET = 6_000
+# A formula query asks for a result: an entry about one ("proof of X", an example) that has the same formulas
+# counts this much of its score, and the store ranks this many more rows than asked, to reorder them.
+FORMULA_DERIVED_FACTOR = 0.6
+FORMULA_EXTRA_ROWS = 50
+
+
+def formula_key_counts(names: Names, keys: Sequence[str]) -> tuple[sql.Composed, list]:
+    """How many statements have each key (at most ``FORMULA_DF_CAP``): one GIN look-up per key."""
+    query = sql.SQL(
+        """SELECT k, (SELECT count(*) FROM (SELECT 1 FROM {t} AS t WHERE t.formula_keys @> ARRAY[k] LIMIT %s) AS s)
+        FROM unnest(%s::text[]) AS k"""
+    ).format(t=sql.Identifier(names.theorems))
+    return query, [FORMULA_DF_CAP, list(keys)]
+
+
+def formula_search(names: Names, keys: Sequence[str], weights: Sequence[float], filters: Filters, k: int) -> tuple[sql.Composed, list]:
+    """Statements ranked by the summed weights of the given keys they have (one index look-up per key), with their
+    name and kind."""
+    where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
+    query = sql.SQL(
+        """SELECT t.id, t.doc_id, t.name, t.kind, sum(q.w) AS score
+        FROM unnest(%s::text[], %s::float8[]) AS q(k, w)
+        JOIN {t} AS t ON t.formula_keys @> ARRAY[q.k] {year_join}
+        WHERE {where}
+        GROUP BY t.id, t.doc_id, t.name, t.kind ORDER BY score DESC, t.id LIMIT %s"""
+    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where)
+    return query, [list(keys), [float(w) for w in weights], *fparams, k]

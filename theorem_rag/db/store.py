@@ -216,7 +216,7 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps, LookupOps):
         for t in items:
             if not isinstance(t, Theorem):
                 raise ValueError(f"expected Theorem records, got {type(t).__name__}")
-        cols = [*sqltext.THEOREM_COLUMNS, "content_hash"]
+        cols = list(sqltext.WRITE_COLUMNS)
         with self.connection() as conn, conn.transaction():
             conn.execute(
                 sql.SQL("CREATE TEMP TABLE _stage_theorems ON COMMIT DROP AS SELECT {c} FROM {t} LIMIT 0").format(
@@ -226,8 +226,7 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps, LookupOps):
             copy_sql = sql.SQL("COPY _stage_theorems ({}) FROM STDIN").format(sql.SQL(", ").join(map(sql.Identifier, cols)))
             with conn.cursor().copy(copy_sql) as copy:
                 for t in items:
-                    d = t.to_dict()
-                    copy.write_row([*(Jsonb(d[c]) if c == "meta" else d[c] for c in sqltext.THEOREM_COLUMNS), t.content_hash])
+                    copy.write_row(sqltext.theorem_row(t))
             changed = conn.execute(sqltext.upsert_theorems(self.names)).fetchall()
             updated_ids = [i for i, ins in changed if not ins]
             if updated_ids:

@@ -21,6 +21,8 @@ from theorem_rag.db.names import Names, check_space
 from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
 from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens, validate_query
+from theorem_rag.query_understanding.formula_keys import key_weights
+from theorem_rag.query_understanding.names import about_a_result
 from theorem_rag.records import Hit
 
 ITERATIVE_SCAN_MODES = ("off", "strict_order", "relaxed_order")
@@ -361,6 +363,34 @@ class SpaceOps:
             sql_query, params = self._text_query(conn, text, f, k)
             rows = conn.execute(sql_query, params).fetchall()
         return [Hit(tid, float(score), rank=i, doc_id=doc, lexical_rank=i) for i, (tid, doc, score) in enumerate(rows, 1)]
+
+    def search_formula(self, keys: Sequence[str], k: int = 10, filters: Filters | dict | None = None) -> list[Hit]:
+        """Statements that share formula keys with a query (:mod:`theorem_rag.query_understanding.formula_keys`),
+        ranked by the IDF-weighted keys they share (entries about a result, such as "proof of X", count less); the
+        rarest keys only, so the work per query is bounded."""
+        _check_k(k, k)
+        if not keys:
+            return []
+        f = self._resolve_categories(Filters.from_mapping(filters))
+        with self.connection() as conn:
+            count_sql, count_params = sqltext.formula_key_counts(self.names, keys)
+            counts = {key: int(n) for key, n in conn.execute(count_sql, count_params)}
+            total = conn.execute(
+                sql.SQL("SELECT coalesce((SELECT n FROM {c} WHERE key = %s), 0)").format(c=sql.Identifier(self.names.counts)),
+                [counters.THEOREMS_KEY],
+            ).fetchone()[0]
+            weighted = key_weights(counts, max(int(total), 1), sqltext.FORMULA_BUDGET)
+            if not weighted:
+                return []
+            query, params = sqltext.formula_search(self.names, [w[0] for w in weighted], [w[1] for w in weighted], f,
+                                                   k + sqltext.FORMULA_EXTRA_ROWS)  # fmt: skip
+            rows = conn.execute(query, params).fetchall()
+        scored = [
+            (tid, doc, float(score) * (sqltext.FORMULA_DERIVED_FACTOR if about_a_result(name, kind) else 1.0))
+            for tid, doc, name, kind, score in rows
+        ]  # fmt: skip
+        scored.sort(key=lambda r: (-r[2], r[0]))
+        return [Hit(tid, score, rank=i, doc_id=doc) for i, (tid, doc, score) in enumerate(scored[:k], 1)]
 
     def _text_query(self, conn: Connection, text: str, filters: Filters, k: int) -> tuple[sql.Composable, list]:
         terms = None

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from theorem_rag.query_understanding.formula_keys import formula_keys
 from theorem_rag.slogans.latex_text import latex_to_text
 
 _LATEX = re.compile(r"\$|\\[A-Za-z]+|\\[\[\(]|[_^]\{")
@@ -130,3 +131,30 @@ def formula_text(query: str) -> str | None:
         return None
     text = " ".join(latex_to_text(latex).split())
     return text or None
+
+
+_PROSE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
+
+
+def query_formula_keys(query: str) -> tuple[str, ...]:
+    """The formula keys of a formula query (LaTeX or ASCII math), empty for any other query: what
+    ``store.search_formula`` matches against the formulas of the statements.
+
+    >>> keys = query_formula_keys("a^(p-1) = 1 mod p")
+    >>> keys == query_formula_keys(r"$a^{p-1} \\equiv 1 \\pmod p$")
+    True
+    >>> "e:equiv 1 mod" in keys and "e:a ^ p" in keys
+    True
+    >>> set(query_formula_keys("$x^n + y^n = z^n$ and $n>2$")) <= set(query_formula_keys("x^n + y^n = z^n no n>2"))
+    True
+    """
+    if is_latex(query):
+        if prose_words(query) > MAX_PROSE_WORDS:
+            return ()
+        keys = formula_keys(query) if _MATH.search(query) else formula_keys(query, whole=True)
+    elif is_ascii_math(query):
+        # Words of prose around ASCII math ("no solutions") are not symbols; functions became control words.
+        keys = formula_keys(_PROSE.sub(" , ", ascii_to_latex(query)), whole=True)
+    else:
+        return ()
+    return tuple(keys)

@@ -72,6 +72,22 @@ def name_class(query: str, name: str | None, kind: str | None) -> int | None:
     return 0 if q == n and set(q) & _RESULT_WORDS else 1
 
 
+_ABOUT = re.compile(r"(?:alternat\w* |another |second |third )?(?:proof|example|exercise|application|computation|"
+                    r"consequence|corollary|remark|note|generali[sz]ation|special case)s? (?:of|for|to|using)\b")
+
+
+def about_a_result(name: str | None, kind: str | None) -> bool:
+    """Whether an entry is about a result rather than its statement: a derived kind (exercise, example, remark:
+    PlanetMath's "proof of X" entries are remarks), or a name such as "proof of X", "example of X".
+
+    >>> about_a_result("proof of Wilson's theorem", "theorem"), about_a_result("Wilson's theorem", "theorem")
+    (True, False)
+    >>> about_a_result(None, "example"), about_a_result("Computation of powers using Fermat's little theorem", None)
+    (True, True)
+    """
+    return kind in DERIVED_KINDS or bool(name and _ABOUT.match(" ".join(name.lower().split())))
+
+
 def prefer_statements(query: str, hits: Sequence[T], name_of: Callable[[T], tuple[str | None, str | None]],
                       fixed: Callable[[T], bool] = lambda h: False) -> list[T]:  # fmt: skip
     """``hits`` with the name-matched ones (not ``fixed``) reordered among their own places by (class, rank).
@@ -89,5 +105,23 @@ def prefer_statements(query: str, hits: Sequence[T], name_of: Callable[[T], tupl
     ordered = sorted(places, key=lambda i: (classes[i], i))
     out = list(hits)
     for place, i in zip(places, ordered):
+        out[place] = hits[i]
+    return out
+
+
+def results_first(hits: Sequence[T], name_of: Callable[[T], tuple[str | None, str | None]],
+                  fixed: Callable[[T], bool] = lambda h: False) -> list[T]:  # fmt: skip
+    """``hits`` with the entries about a result (:func:`about_a_result`; not ``fixed``) moved after the others
+    among their own places, each group in its order: what a formula query asks for is the result.
+
+    >>> hits = [("proof of Wilson's theorem", "remark"), ("Wilson's theorem", "theorem"), ("group", "definition")]
+    >>> [h[0] for h in results_first(hits, lambda h: h)]
+    ["Wilson's theorem", 'group', "proof of Wilson's theorem"]
+    """
+    movable = [i for i, h in enumerate(hits) if not fixed(h)]
+    derived = {i for i in movable if about_a_result(*name_of(hits[i]))}
+    ordered = [i for i in movable if i not in derived] + [i for i in movable if i in derived]
+    out = list(hits)
+    for place, i in zip(movable, ordered):
         out[place] = hits[i]
     return out

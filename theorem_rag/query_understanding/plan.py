@@ -3,7 +3,8 @@
 The plan keeps the query as typed (``original``), the text searched first (``text``: repeated words collapsed,
 accents folded, a "definition of" preface dropped, a formula read as the slogans read it) and ``variants``
 searched beside it and fused (acronyms expanded, the English of a French, German or Spanish name, the query with
-its accents). ``definition_of`` asks for definitions of a term first; ``arxiv_id``, ``doi`` and ``title`` route to
+its accents). A formula query also carries its ``formula_keys``, matched against the statements' formulas.
+``definition_of`` asks for definitions of a term first; ``arxiv_id``, ``doi`` and ``title`` route to
 a paper. ``notes`` say in words what was done, for people.
 
 >>> p = understand("CRT")
@@ -27,7 +28,7 @@ from theorem_rag.query_understanding.intent import (
     RESULT_WORDS, arxiv_id, bare_noun_phrase, definition_subject, doi,
 )  # fmt: skip
 from theorem_rag.query_understanding.lexicon import expansions
-from theorem_rag.query_understanding.math_text import formula_text
+from theorem_rag.query_understanding.math_text import formula_text, query_formula_keys
 from theorem_rag.query_understanding.text import collapse_repeats, fold_accents, normalize_spaces
 from theorem_rag.query_understanding.translate import translate
 
@@ -47,6 +48,7 @@ class QueryPlan:
     arxiv_id: str | None = None
     doi: str | None = None
     formula: bool = False
+    formula_keys: tuple[str, ...] = field(default=(), repr=False)
     notes: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -107,5 +109,6 @@ def understand(query: str) -> QueryPlan:
             unique.append(v)
     return QueryPlan(
         original=query, text=folded, variants=tuple(unique[:MAX_VARIANTS]), definition_of=definition_of,
-        bare_term=bare, arxiv_id=arxiv_id(query), doi=doi(query), formula=formula is not None, notes=tuple(notes),
+        bare_term=bare, arxiv_id=arxiv_id(query), doi=doi(query), formula=formula is not None,
+        formula_keys=query_formula_keys(text) if formula is not None else (), notes=tuple(notes),
     )  # fmt: skip

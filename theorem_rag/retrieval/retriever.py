@@ -32,7 +32,7 @@ from theorem_rag.filters import Filters
 from theorem_rag.query import is_short_query, validate_query
 from theorem_rag.query_understanding import QueryPlan, understand
 from theorem_rag.query_understanding.confidence import hit_confidence
-from theorem_rag.query_understanding.names import prefer_statements
+from theorem_rag.query_understanding.names import prefer_statements, results_first
 from theorem_rag.records import Hit, PaperHit
 from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
 from theorem_rag.retrieval.routing import PROMOTED, Routing, did_you_mean, route
@@ -42,6 +42,10 @@ from theorem_rag.retrieval.routing import PROMOTED, Routing, did_you_mean, route
 # good as the dense side on the dev sets (benchmarks/results/), so they weigh the same.
 LEXICAL_WEIGHT_SHORT = 1.5
 LEXICAL_WEIGHT_LONG = 1.0
+# Weight of the formula ranking (statements sharing the query's formulas) in the fusion of a formula query.
+FORMULA_WEIGHT = 5.0
+# The places the formula tie-break (results before the entries about them) reorders: the first this many.
+FORMULA_DEPTH = 10
 # The places the name tie-break (query_understanding.names) reorders: the first this many.
 NAME_DEPTH = 5
 # A hit among the first this many of a full-text ranking counts as found by full-text search (for confidence).
@@ -315,6 +319,12 @@ class TheoremRetriever(BaseRetriever):
         finally:
             if pending is not None:
                 wait([pending])  # never leave a query running behind a failed call
+        if self.hybrid and plan.formula_keys and FORMULA_WEIGHT > 0:
+            # A formula query: the statements with the same formulas, beside the formula read as words.
+            found = self.store.search_formula(plan.formula_keys, k=depth, filters=filters)
+            if found:
+                rankings.append(found)
+                weights.append(FORMULA_WEIGHT)
         # Words of the query that no statement contains (the best of the texts searched): they cannot be matched.
         unknown = self.store.unknown_share(texts)
         if not fusing:
@@ -332,7 +342,7 @@ class TheoremRetriever(BaseRetriever):
         front = list(dict.fromkeys([*(x for x, _ in fused if x in exact), *routing.front, *promoted[:PROMOTED]]))
         fused = [(x, scores.get(x, top)) for x in front] + [x for x in fused if x[0] not in set(front)]
         # The name tie-break looks at the first NAME_DEPTH places whatever k is, so the first hits do not depend on k.
-        fused = fused[: max(k, NAME_DEPTH) if understanding else k]
+        fused = fused[: max(k, NAME_DEPTH, FORMULA_DEPTH if plan.formula else 0) if understanding else k]
         dense = rankings[0]
         d_rank = {h.theorem_id: h.dense_rank for h in dense}
         l_rank: dict[str, int | None] = {}
@@ -345,7 +355,12 @@ class TheoremRetriever(BaseRetriever):
         lexical_top = {h.theorem_id for h in lexical if (h.lexical_rank or 99) <= LEXICAL_TOP}
         front_set = set(front)
         hits = self.store.hydrate(hits)
-        if understanding and not plan.formula:
+        if understanding and plan.formula and FORMULA_DEPTH > 0:
+            # A formula asks for the result that has it: statements before the entries about them ("proof of X").
+            head = results_first(hits[:FORMULA_DEPTH], lambda h: (h.theorem.name, h.theorem.kind) if h.theorem else (None, None),
+                                 fixed=lambda h: h.theorem_id in front_set)  # fmt: skip
+            hits = [replace(h, rank=i) for i, h in enumerate([*head, *hits[FORMULA_DEPTH:]][:k], 1)]
+        elif understanding:
             # A short query that names a result: the statement itself before exercises, examples and "proof of"
             # entries with the same name (only hits named with every query word move; front ones stay).
             head = prefer_statements(

@@ -1,0 +1,97 @@
+"""Formula queries against the statements' formula keys, on a real database: a formula typed in LaTeX or ASCII
+finds the statement that contains it, keys follow every write, and the look-up is an index scan."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from psycopg import sql
+
+from theorem_rag.filters import Filters
+from theorem_rag.query_understanding import understand
+from theorem_rag.records import Theorem
+from theorem_rag.retrieval.retriever import TheoremRetriever
+
+from db_helpers import load, make_embedding
+
+pytestmark = pytest.mark.db
+
+
+def _thm(i: str, body: str, name: str | None = None) -> Theorem:
+    return Theorem(id=f"pm:{i}", source="planetmath", kind="theorem", doc_id=f"pm:{i}", body_latex=body, name=name)
+
+
+FORMULAS = [
+    _thm("flt", r"If $p$ is a prime and $p \nmid a$, then $$a^{p-1} \equiv 1 \pmod{p}.$$", "Fermat's little theorem"),
+    _thm("wilson", r"Wilson's theorem states that $$ (p-1)! \equiv -1 \pmod{p} $$ iff $p$ is prime."),
+    _thm("basel", r"Euler proved that $$\frac{\pi^2}{6} = \zeta(2) = \sum_{i = 1}^{\infty}\frac{1}{i^2}.$$"),
+    _thm("cs", r"For $x, y$ in an inner product space, $|\langle x,y\rangle|\leq \|x\|\,\|y\|$.", "Cauchy-Schwarz"),
+    # Same formula, and first by id on a tie: an entry about the result still comes after the result.
+    _thm("a-flt-proof", r"By Lagrange, $a^{p-1} \equiv 1 \pmod{p}$ since $|G| = p - 1$.", "proof of Fermat's little theorem"),
+    _thm("prose", "Every group of prime order is cyclic, and the order of an element divides the order."),
+    _thm("order", r"For a finite group $G$ and $a \in G$ we have $a^{|G|} = 1$; for $p$ prime, $p \mid |G|$."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        (r"$a^{p-1} \equiv 1 \pmod p$", "pm:flt"),
+        ("a^(p-1) = 1 mod p", "pm:flt"),
+        ("(p-1)! = -1 mod p", "pm:wilson"),
+        (r"$\sum_{n=1}^\infty \frac{1}{n^2} = \frac{\pi^2}{6}$", "pm:basel"),
+        ("sum 1/n^2 = pi^2/6", "pm:basel"),
+        ("|<x,y>| <= ||x|| ||y||", "pm:cs"),
+    ],
+)
+def test_a_formula_query_finds_the_statement_with_that_formula(store, query, expected):
+    store.upsert_theorems(FORMULAS)
+    hits = store.search_formula(understand(query).formula_keys, k=3)
+    assert hits and hits[0].theorem_id == expected, [(h.theorem_id, h.score) for h in hits]
+    assert "pm:prose" not in {h.theorem_id for h in hits}  # no formula, no formula match
+
+
+def test_keys_follow_writes_and_filters_apply(store):
+    store.upsert_theorems(FORMULAS)
+    keys = understand("(p-1)! = -1 mod p").formula_keys
+    assert store.search_formula(keys, k=1)[0].theorem_id == "pm:wilson"
+    # The statement rewritten without its formula: its keys go with it.
+    changed = Theorem(**{**FORMULAS[1].to_dict(), "body_latex": "Wilson's theorem: a congruence for factorials."})
+    store.upsert_theorems([changed])
+    assert "pm:wilson" not in {h.theorem_id for h in store.search_formula(keys, k=5)}
+    # Filters narrow formula matches as they do every other ranking.
+    flt_keys = understand("a^(p-1) = 1 mod p").formula_keys
+    assert store.search_formula(flt_keys, k=5, filters={"source": ["stacks"]}) == []
+    # A query without formulas has no keys and finds nothing this way.
+    assert understand("every group of prime order is cyclic").formula_keys == ()
+    assert store.search_formula((), k=5) == []
+
+
+def test_copy_path_writes_keys_too(store):
+    store.copy_theorems(FORMULAS)
+    assert store.search_formula(understand("a^(p-1) = 1 mod p").formula_keys, k=1)[0].theorem_id == "pm:flt"
+
+
+def test_formula_look_up_uses_the_index(store):
+    from theorem_rag.db import sqltext
+
+    store.upsert_theorems(FORMULAS)
+    keys = list(understand("a^(p-1) = 1 mod p").formula_keys)
+    query, params = sqltext.formula_search(store.names, keys, [1.0] * len(keys), Filters(), 5)
+    with store.connection() as conn:
+        # The table is tiny: ask whether the GIN index can serve the join, one bitmap look-up per key.
+        conn.execute("SET enable_seqscan = off")
+        conn.execute("SET enable_indexscan = off")
+        plan = json.dumps(conn.execute(sql.SQL("EXPLAIN (FORMAT JSON) ") + query, params).fetchone()[0])
+    assert f"{store.names.theorems}_formula" in plan
+
+
+def test_the_retriever_fuses_formula_matches(store):
+    load(store)  # six statements with vectors and slogans, none with a formula of the query
+    store.upsert_theorems(FORMULAS)  # no vectors: only the formula ranking can bring these in
+    query = "(p-1)! = -1 mod p"
+    ids = [h.theorem_id for h in TheoremRetriever(store, make_embedding(), space="toy", k=12, pool=20).search(query)]
+    assert "pm:wilson" in ids and "pm:flt" in ids and ids.index("pm:wilson") < ids.index("pm:flt")
+    plain = TheoremRetriever(store, make_embedding(), space="toy", k=12, pool=20, understand=False).search(query)
+    assert "pm:wilson" not in {h.theorem_id for h in plain}
