@@ -13,6 +13,7 @@ from theorem_rag.query_understanding.mine import mine_acronyms
 from theorem_rag.query_understanding.text import collapse_repeats, fold_accents
 from theorem_rag.query_understanding.translate import language_of, translate
 from theorem_rag.records import Theorem
+from theorem_rag.query_understanding.intent import title_index
 from theorem_rag.retrieval.routing import route_title
 
 
@@ -110,6 +111,21 @@ def test_paper_identifiers_and_titles():
     assert route_title("Schemes", titles) is None and route_title("large factors", titles) is None
     long = "we show by decomposing a factorial into large factors that every number has a bound of this kind"
     assert route_title(long, titles) is None
+
+
+class _LookUpOnly(dict):
+    """A title index that fails when walked: routing must look titles up, not scan them (O(1) per query, not O(N))."""
+
+    def __iter__(self):
+        raise AssertionError("the title index was scanned")
+
+    items = keys = values = __iter__
+
+
+def test_title_routing_looks_up_instead_of_scanning_every_title():
+    index = _LookUpOnly(title_index([("a", "Decomposing a factorial into large factors"), ("b", "On finite groups")]))
+    assert route_title("the paper Decomposing a factorial into large factors pdf", index) == "a"
+    assert route_title("On finite groups", index) == "b" and route_title("finite groups of order p", index) is None
 
 
 def test_acronyms_are_mined_from_parentheses_labels_and_synonyms():

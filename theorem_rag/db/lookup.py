@@ -12,12 +12,13 @@ from typing import Any
 
 from theorem_rag.db import lookup_sql
 from theorem_rag.filters import Filters
+from theorem_rag.query_understanding.intent import title_index
 
 
 class LookupOps:
     """Needs ``connection()`` and ``names`` from the store."""
 
-    _titles: list[tuple[str, str]] | None = None
+    _titles: dict[str, str] | None = None
     _titles_lock = threading.Lock()
 
     def definitions_named(self, term: str, *, exact: bool = True, k: int = 10, filters: Any = None) -> list[str]:
@@ -35,13 +36,17 @@ class LookupOps:
             return [r[0] for r in conn.execute(query, params).fetchall()]
 
     def document_titles(self) -> list[tuple[str, str]]:
-        """(id, title) of documents with titles of three words or more; read once per store (titles change only
-        with a rebuild, and a stale list only misses a title route)."""
+        """(id, title) of documents with titles of three words or more, read from the database."""
+        query, params = lookup_sql.document_titles(self.names)
+        with self.connection() as conn:
+            return [(r[0], r[1]) for r in conn.execute(query, params).fetchall()]
+
+    def document_title_index(self) -> dict[str, str]:
+        """Title keys to document ids (:func:`~theorem_rag.query_understanding.intent.title_index`), read once per store:
+        titles change only with a rebuild, and a stale index only misses a title route."""
         with self._titles_lock:
             if self._titles is None:
-                query, params = lookup_sql.document_titles(self.names)
-                with self.connection() as conn:
-                    self._titles = [(r[0], r[1]) for r in conn.execute(query, params).fetchall()]
+                self._titles = title_index(self.document_titles())
             return self._titles
 
     def similar_names(self, text: str, k: int = 3, threshold: float = 0.45) -> list[tuple[str, float]]:

@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 _DEFINITION = re.compile(
     r"^\s*(?:(?:the\s+)?(?:definition|defn|def|meaning|notion|concept)\s*(?:of|:)\s*|define\s+|"
@@ -64,6 +65,25 @@ def arxiv_id(query: str) -> str | None:
 def doi(query: str) -> str | None:
     m = _DOI.search(query)
     return m.group(1).rstrip(".,;)") if m else None
+
+
+# Titles shorter than this (in words) are too generic to route a query to their document ("Schemes").
+MIN_TITLE_WORDS = 3
+
+
+def title_index(titles: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """Title keys (:func:`title_key`) of titles of ``MIN_TITLE_WORDS`` words or more, to their document ids (the
+    first document with a title keeps it).
+
+    >>> title_index([("a", "Schemes"), ("b", "On Finite Groups"), ("c", "on finite groups!")])
+    {'on finite groups': 'b'}
+    """
+    index: dict[str, str] = {}
+    for doc_id, title in titles:
+        tkey = title_key(title)
+        if len(tkey.split()) >= MIN_TITLE_WORDS:
+            index.setdefault(tkey, doc_id)
+    return index
 
 
 def title_key(title: str) -> str:

@@ -8,22 +8,21 @@ to search. Used by :class:`~theorem_rag.retrieval.retriever.TheoremRetriever`; t
 - a short query that full-text search does not find, with a statement name close to it by trigram similarity:
   that name is searched too ("did you mean").
 
->>> route_title("decomposing a factorial into large factors", [("p1", "Decomposing a factorial into large factors")])
+>>> route_title("the paper Decomposing a factorial", title_index([("p1", "Decomposing a factorial"), ("p2", "Schemes")]))
 'p1'
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from theorem_rag.filters import Filters
 from theorem_rag.query import query_tokens
-from theorem_rag.query_understanding.intent import title_key
+from theorem_rag.query_understanding.intent import MIN_TITLE_WORDS, title_index, title_key
 from theorem_rag.query_understanding.plan import QueryPlan
 
-MIN_TITLE_WORDS = 3
 # Definitions matching the term asked for: this many candidates, of which the fused ranking's best PROMOTED go first.
 PROMOTE_POOL = 20
 PROMOTED = 2
@@ -45,22 +44,25 @@ class Routing:
     papers: list[str] = field(default_factory=list)
 
 
-def route_title(query: str, titles: Sequence[tuple[str, str]]) -> str | None:
-    """The id of the document whose title the query is (or contains whole), titles of three words or more."""
-    key = title_key(query)
-    if len(key.split()) < MIN_TITLE_WORDS:
+def route_title(query: str, titles: Mapping[str, str] | Sequence[tuple[str, str]]) -> str | None:
+    """The id of the document whose title the query is, or contains whole with at most ``MAX_EXTRA_WORDS`` other
+    words (the longest such title). ``titles``: a :func:`title_index`, or (id, title) pairs.
+
+    The query's word spans are looked up in the index (a few dozen look-ups whatever the number of documents)."""
+    index = titles if isinstance(titles, Mapping) else title_index(titles)
+    words = title_key(query).split()
+    if len(words) < MIN_TITLE_WORDS:
         return None
-    best = None
-    for doc_id, title in titles:
-        tkey = title_key(title)
-        if len(tkey.split()) < MIN_TITLE_WORDS:
-            continue
-        if key == tkey:
-            return doc_id
-        extra = len(key.split()) - len(tkey.split())
-        if extra <= MAX_EXTRA_WORDS and f" {tkey} " in f" {key} " and (best is None or len(tkey) > best[1]):
-            best = (doc_id, len(tkey))
-    return best[0] if best else None
+    best: tuple[int, str] | None = None
+    for size in range(len(words), max(MIN_TITLE_WORDS, len(words) - MAX_EXTRA_WORDS) - 1, -1):
+        for start in range(len(words) - size + 1):
+            span = " ".join(words[start : start + size])
+            doc = index.get(span)
+            if doc is not None and (best is None or len(span) > best[0]):
+                best = (len(span), doc)
+        if best is not None and size == len(words):
+            break
+    return best[1] if best else None
 
 
 def route(store: Any, plan: QueryPlan, filters: Filters, k: int) -> Routing:
@@ -68,7 +70,7 @@ def route(store: Any, plan: QueryPlan, filters: Filters, k: int) -> Routing:
     out = Routing()
     docs = store.documents_by_identifier(plan.arxiv_id, plan.doi) if (plan.arxiv_id or plan.doi) else []
     if not docs:
-        doc = route_title(plan.original, store.document_titles())
+        doc = route_title(plan.original, store.document_title_index())
         docs = [doc] if doc else []
     for doc in docs:
         out.papers.append(doc)
