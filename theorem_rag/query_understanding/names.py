@@ -88,21 +88,51 @@ def about_a_result(name: str | None, kind: str | None) -> bool:
     return kind in DERIVED_KINDS or bool(name and _ABOUT.match(" ".join(name.lower().split())))
 
 
-def prefer_statements(query: str, hits: Sequence[T], name_of: Callable[[T], tuple[str | None, str | None]],
-                      fixed: Callable[[T], bool] = lambda h: False) -> list[T]:  # fmt: skip
-    """``hits`` with the name-matched ones (not ``fixed``) reordered among their own places by (class, rank).
+def is_name_query(query: str) -> bool:
+    """Whether the name tie-break applies: a query of one to ``MAX_NAME_WORDS`` words."""
+    return 0 < len(name_words(query)) <= MAX_NAME_WORDS
 
-    ``name_of(hit)`` gives (name, kind). A query of more than ``MAX_NAME_WORDS`` words is left alone.
+
+def devoted(name: str | None, title: str | None) -> bool:
+    """Whether a statement is the subject of its whole document: the document's title is the statement's name (an
+    encyclopedia entry such as PlanetMath's, as opposed to a theorem inside a book's chapter).
+
+    >>> devoted("Tychonoff's theorem", "Tychonoff's theorem"), devoted("Tychonoff's theorem", "An Infinitely Large Napkin")
+    (True, False)
+    """
+    return bool(name and title) and name_words(name) == name_words(title)
+
+
+def _class(query: str, hit: T, name_of: Callable[[T], tuple[str | None, str | None]],
+           is_alias: Callable[[T], bool]) -> int | None:
+    found = name_class(query, *name_of(hit))
+    return min(found if found is not None else 1, 1) if is_alias(hit) else found
+
+
+def prefer_statements(query: str, hits: Sequence[T], name_of: Callable[[T], tuple[str | None, str | None]],
+                      fixed: Callable[[T], bool] = lambda h: False,
+                      is_devoted: Callable[[T], bool] = lambda h: False,
+                      is_alias: Callable[[T], bool] = lambda h: False) -> list[T]:  # fmt: skip
+    """``hits`` with the name-matched ones (not ``fixed``) reordered among their own places by (class, devoted
+    entry first, rank).
+
+    ``name_of(hit)`` gives (name, kind); ``is_devoted(hit)`` whether the hit is the subject of its whole document
+    (:func:`devoted`): among statements named alike, the entry devoted to the result goes first. ``is_alias(hit)``:
+    the query is one of the hit's recorded alternative names, which counts as a result named with the query's
+    words (class 1) whatever its own name. A query of more than ``MAX_NAME_WORDS`` words is left alone.
 
     >>> hits = [("Cayley-Hamilton theorem", "theorem"), ("group", "definition"), ("Cayley's theorem", "theorem")]
     >>> [h[0] for h in prefer_statements("Cayleys theorem", hits, lambda h: h)]
     ["Cayley's theorem", 'group', 'Cayley-Hamilton theorem']
+    >>> hits = [("Mean value theorem", "theorem", "book"), ("mean-value theorem", "theorem", "entry")]
+    >>> [h[2] for h in prefer_statements("mean value", hits, lambda h: h[:2], is_devoted=lambda h: h[2] == "entry")]
+    ['entry', 'book']
     """
-    if not 0 < len(name_words(query)) <= MAX_NAME_WORDS:
+    if not is_name_query(query):
         return list(hits)
-    classes = [None if fixed(h) else name_class(query, *name_of(h)) for h in hits]
+    classes = [None if fixed(h) else _class(query, h, name_of, is_alias) for h in hits]
     places = [i for i, c in enumerate(classes) if c is not None]
-    ordered = sorted(places, key=lambda i: (classes[i], i))
+    ordered = sorted(places, key=lambda i: (classes[i], not is_devoted(hits[i]), i))
     out = list(hits)
     for place, i in zip(places, ordered):
         out[place] = hits[i]

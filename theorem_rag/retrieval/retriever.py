@@ -32,7 +32,9 @@ from theorem_rag.filters import Filters
 from theorem_rag.query import is_short_query, validate_query
 from theorem_rag.query_understanding import QueryPlan, understand
 from theorem_rag.query_understanding.confidence import hit_confidence
-from theorem_rag.query_understanding.names import prefer_statements, results_first
+from theorem_rag.query_understanding.names import (
+    devoted, is_name_query, name_class, name_words, prefer_statements, results_first,
+)  # fmt: skip
 from theorem_rag.records import Hit, PaperHit
 from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
 from theorem_rag.retrieval.routing import PROMOTED, Routing, did_you_mean, route
@@ -362,13 +364,29 @@ class TheoremRetriever(BaseRetriever):
             hits = [replace(h, rank=i) for i, h in enumerate([*head, *hits[FORMULA_DEPTH:]][:k], 1)]
         elif understanding:
             # A short query that names a result: the statement itself before exercises, examples and "proof of"
-            # entries with the same name (only hits named with every query word move; front ones stay).
-            head = prefer_statements(
-                plan.text, hits[:NAME_DEPTH], lambda h: (h.theorem.name, h.theorem.kind) if h.theorem else (None, None),
-                fixed=lambda h: h.theorem_id in front_set,
-            )  # fmt: skip
-            hits = [replace(h, rank=i) for i, h in enumerate([*head, *hits[NAME_DEPTH:]][:k], 1)]
+            # entries with the same name, and among statements named alike the entry devoted to it (its document's
+            # title is its name) first (only hits named with every query word move; those routed to the front stay,
+            # but for statements named as the query, which are ordered like the others: by their own name, or as a
+            # result with the query's words when the query is one of their alias, "pairing" for "axiom of
+            # pairing"). The name is the
+            # query, or else the first of its variants (an acronym's expansion, a close name) that names a hit.
+            name_of = lambda h: (h.theorem.name, h.theorem.kind) if h.theorem else (None, None)  # noqa: E731
+            names = [t for t in (plan.text, *plan.variants, routing.did_you_mean) if t and is_name_query(t)]
+            name = next((t for t in names if any(name_class(t, *name_of(h)) is not None for h in hits[:NAME_DEPTH])), None)
+            if name is not None:
+                titles = self._document_titles(hits[:NAME_DEPTH])
+                head = prefer_statements(
+                    name, hits[:NAME_DEPTH], name_of, fixed=lambda h: h.theorem_id in front_set and h.theorem_id not in exact,
+                    is_devoted=lambda h: h.theorem is not None and devoted(h.theorem.name, titles.get(h.theorem.doc_id)),
+                    is_alias=lambda h: h.theorem_id in exact and name_words(name_of(h)[0] or "") != name_words(name),
+                )  # fmt: skip
+                hits = [replace(h, rank=i) for i, h in enumerate([*head, *hits[NAME_DEPTH:]][:k], 1)]
         return _with_confidence(hits, cosine, lexical_top, front_set, unknown)
+
+    def _document_titles(self, hits: Sequence[Hit]) -> dict[str, str]:
+        """Titles of the documents of some hits (one look-up)."""
+        docs = self.store.get_documents(list(dict.fromkeys(h.theorem.doc_id for h in hits if h.theorem is not None)))
+        return {doc_id: doc.title for doc_id, doc in docs.items()}
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         text = validate_query(query_bundle.query_str, self.max_query_chars)
