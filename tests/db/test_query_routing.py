@@ -152,3 +152,28 @@ def test_a_name_query_puts_the_statement_before_exercises_and_entries_about_it(s
     assert {i for i, x in enumerate(after) if x == "other"} == {i for i, x in enumerate(before) if x == "other"}
     assert after.index("ex") > after.index("thm") and after.index("cor") > after.index("thm")
     assert on.search("banach fixed point", k=1)[0].theorem_id == "thm"  # the same first hit whatever k is
+
+
+def test_among_statements_named_alike_the_entry_devoted_to_the_result_comes_first(store):
+    docs = [Document(id="book", source="lebl-ra", title="Basic Analysis"),
+            Document(id="entry", source="planetmath", title="mean-value theorem")]  # fmt: skip
+    theorems = [
+        # The book's statement repeats the words, so full-text search ranks it first without the rule.
+        Theorem(id="book:mvt", source="lebl-ra", kind="theorem", doc_id="book", name="Mean value theorem",
+                body_latex="Mean value theorem: the mean value of a derivative, mean value, value theorem."),
+        Theorem(id="pm:mvt", source="planetmath", kind="theorem", doc_id="entry", name="mean-value theorem",
+                body_latex="If $f$ is continuous on $[a,b]$ and differentiable on $(a,b)$ then $f(b)-f(a) = f'(c)(b-a)$."),
+        Theorem(id="pm:other", source="planetmath", kind="lemma", doc_id="book", name="Rolle's theorem",
+                body_latex="A differentiable function with equal values at the ends has a critical point."),
+    ]  # fmt: skip
+    store.upsert_documents(docs)
+    store.upsert_theorems(theorems)
+    store.vector_space("toy", DIM)
+    store.write_vectors("toy", [t.id for t in theorems], [text_vector(t.body_latex) for t in theorems])
+    store.build_index("toy")
+    on = TheoremRetriever(store, make_embedding(), space="toy", k=3, pool=10)
+    before = [h.theorem_id for h in on.with_options(understand=False).search("mean value theorem")]
+    assert before.index("book:mvt") < before.index("pm:mvt")
+    assert on.search("mean value theorem")[0].theorem_id == "pm:mvt"
+    # The acronym's expansion names the result: the same order for "MVT".
+    assert on.search("MVT")[0].theorem_id == "pm:mvt"

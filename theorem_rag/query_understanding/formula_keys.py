@@ -55,6 +55,8 @@ _SYNONYMS = {
 }  # fmt: skip
 _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[A-Za-z]|\d+(?:\.\d+)?|[^\s{}&A-Za-z\d]")
 _SPACING = frozenset(",;:! >")
+_SIMPLE_FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+
 
 
 def formulas(latex: str) -> list[str]:
@@ -72,10 +74,15 @@ def symbols(formula: str) -> list[str]:
 
     >>> symbols(r"\\left| \\langle x, y\\rangle \\right| \\leq \\|x\\|\\,\\|y\\|")
     ['|', '<', 'x', ',', 'y', '>', '|', 'le', '‖', 'x', '‖', '‖', 'y', '‖']
-    >>> symbols(r"\\sum_{n=1}^\\infty \\frac{1}{n^2}")
-    ['sum', '_', 'n', '=', '1', '^', 'infty', 'frac', '1', 'n', '^', '2']
+    >>> symbols(r"\\sum_{n=1}^\\infty \\frac{1}{n^2}") == symbols("\\sum_{n=1}^\\infty 1/n^2")
+    True
+    >>> symbols(r"\\frac{\\pi^2}{6}")
+    ['pi', '^', '2', '/', '6']
     """
     text = _TEXT_ARG.sub(" ", formula)
+    # A fraction of simple parts reads as ASCII writes it: \frac{1}{n^2} is 1 / n^2, as in "sum 1/n^2".
+    # No parentheses are added around either part: 1/n^2 and \frac{\pi^2}{6} are typed without them.
+    text = _SIMPLE_FRAC.sub(lambda m: f" {m.group(1)} / {m.group(2)} ", text)
     out: list[str] = []
     for tok in _TOKEN.findall(text):
         if tok.startswith("\\"):

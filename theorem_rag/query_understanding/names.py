@@ -140,17 +140,21 @@ def prefer_statements(query: str, hits: Sequence[T], name_of: Callable[[T], tupl
 
 
 def results_first(hits: Sequence[T], name_of: Callable[[T], tuple[str | None, str | None]],
-                  fixed: Callable[[T], bool] = lambda h: False) -> list[T]:  # fmt: skip
+                  fixed: Callable[[T], bool] = lambda h: False,
+                  is_devoted: Callable[[T], bool] = lambda h: False) -> list[T]:  # fmt: skip
     """``hits`` with the entries about a result (:func:`about_a_result`; not ``fixed``) moved after the others
-    among their own places, each group in its order: what a formula query asks for is the result.
+    among their own places, and in each group the entries devoted to a result (``is_devoted``, see
+    :func:`devoted`) first: what a formula query asks for is the result, best its own entry.
 
     >>> hits = [("proof of Wilson's theorem", "remark"), ("Wilson's theorem", "theorem"), ("group", "definition")]
     >>> [h[0] for h in results_first(hits, lambda h: h)]
     ["Wilson's theorem", 'group', "proof of Wilson's theorem"]
+    >>> [h[0] for h in results_first(hits, lambda h: h, is_devoted=lambda h: h[0] == "group")]
+    ['group', "Wilson's theorem", "proof of Wilson's theorem"]
     """
     movable = [i for i, h in enumerate(hits) if not fixed(h)]
     derived = {i for i in movable if about_a_result(*name_of(hits[i]))}
-    ordered = [i for i in movable if i not in derived] + [i for i in movable if i in derived]
+    ordered = sorted(movable, key=lambda i: (i in derived, not is_devoted(hits[i]), i))
     out = list(hits)
     for place, i in zip(movable, ordered):
         out[place] = hits[i]

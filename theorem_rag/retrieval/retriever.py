@@ -358,9 +358,13 @@ class TheoremRetriever(BaseRetriever):
         front_set = set(front)
         hits = self.store.hydrate(hits)
         if understanding and plan.formula and FORMULA_DEPTH > 0:
-            # A formula asks for the result that has it: statements before the entries about them ("proof of X").
+            # A formula asks for the result that has it: statements before the entries about them ("proof of X"),
+            # and among them the entries devoted to one result (an encyclopedia entry) before statements inside
+            # longer documents.
+            titles = self._document_titles(hits[:FORMULA_DEPTH])
             head = results_first(hits[:FORMULA_DEPTH], lambda h: (h.theorem.name, h.theorem.kind) if h.theorem else (None, None),
-                                 fixed=lambda h: h.theorem_id in front_set)  # fmt: skip
+                                 fixed=lambda h: h.theorem_id in front_set,
+                                 is_devoted=lambda h: h.theorem is not None and devoted(h.theorem.name, titles.get(h.theorem.doc_id)))  # fmt: skip
             hits = [replace(h, rank=i) for i, h in enumerate([*head, *hits[FORMULA_DEPTH:]][:k], 1)]
         elif understanding:
             # A short query that names a result: the statement itself before exercises, examples and "proof of"
