@@ -110,6 +110,7 @@ def main() -> None:
     ap.add_argument("--num-cpus", type=int, default=2)
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--embed-actors", type=int, default=1)
+    ap.add_argument("--engines", default="local,ray", help="index with these engines, in this order (local, ray)")
     ap.add_argument("--parse-only", action="store_true", help="no index rows")
     ap.add_argument("--records", type=Path, help="index these records (a `corpus parse` folder); no parse rows")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "ray_build")
@@ -151,7 +152,7 @@ def main() -> None:
             dsn = server.dsn("bench")
             ensure_database(server.dsn("postgres"), "bench")
             for r in range(args.rounds):
-                for engine in ("local", "ray"):
+                for engine in args.engines.split(","):
                     table = f"b_{engine}_{r}"
                     if engine == "local":
                         got = index_local(dsn, table, theorems, documents)

@@ -20,6 +20,7 @@ versions dropped and builds the HNSW index (the lexicon and counts are kept by t
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -41,10 +42,22 @@ class RayBuildOptions:
     slogan_tasks: int = 1
     embed_actors: int = 1
     embed_cpus: float = 1.0
+    # Threads of one CPU embedding actor. Ray sets OMP_NUM_THREADS to an actor's whole CPUs (1 here), which would
+    # leave torch on one thread; None: the node's cores shared by the embedding actors.
+    embed_threads: int | None = None
     gpus_per_actor: float | None = None  # None: one GPU per embedding actor when the cluster has GPUs
     address: str | None = None
     num_cpus: int | None = None
     object_store_mb: int | None = None
+
+
+def embed_threads(threads: int | None, actors: int, cores: int | None) -> int:
+    """Threads per CPU embedding actor: ``threads`` if set, else a node's ``cores`` shared by the ``actors``.
+
+    >>> embed_threads(3, 1, 16), embed_threads(None, 1, 2), embed_threads(None, 4, 2)
+    (3, 2, 1)
+    """
+    return threads or max(1, (cores or 1) // max(1, actors))
 
 
 @dataclass(frozen=True)
@@ -120,9 +133,16 @@ class EmbedStage:
     """Embeds the statements whose text has no vector yet and writes the vectors with binary ``COPY``."""
 
     def __init__(self, store: StoreSpec, model: str, instruction: str, batch_size: int, space: str, field: str,
-                 device: str = "cpu", backend: str = "torch", cache_dir: str | None = None) -> None:  # fmt: skip
+                 device: str = "cpu", backend: str = "torch", cache_dir: str | None = None,
+                 threads: int | None = None, actors: int = 1) -> None:  # fmt: skip
         from theorem_rag.embed import Embedder
 
+        if device == "cpu":
+            import torch
+
+            n = embed_threads(threads, actors, os.cpu_count())  # this node's cores
+            torch.set_num_threads(n)
+            os.environ["OMP_NUM_THREADS"] = str(n)  # onnxruntime and anything loaded later
         self.store = store.open()
         self.embedder = Embedder(model, doc_instruction=instruction, batch_size=batch_size, device=device,
                                  backend=backend, cache_dir=cache_dir)  # fmt: skip
@@ -221,7 +241,8 @@ def build_index_ray(
                             fn_constructor_kwargs={"store": spec, "model": embed_model, "instruction": doc_instruction,
                                                    "batch_size": embed_batch_size, "space": space, "field": field,
                                                    "device": "cuda" if gpu_each else "cpu", "backend": embed_backend,
-                                                   "cache_dir": onnx_cache_dir})  # fmt: skip
+                                                   "cache_dir": onnx_cache_dir, "threads": options.embed_threads,
+                                                   "actors": options.embed_actors})  # fmt: skip
         totals: dict[str, float] = {}
         for batch in ds.iter_batches(batch_size=None, batch_format="numpy"):
             for k, v in batch.items():
