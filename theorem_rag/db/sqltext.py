@@ -252,14 +252,17 @@ def text_search(
         return sql.SQL("SELECT NULL::text, NULL::text, NULL::float8 WHERE FALSE"), []
     n_cand = candidate_terms(terms, CANDIDATE_BUDGET if budget is None else budget)
     where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
-    # The IDF share as one CASE per term (no per-row subquery); numeric, so the sum is exact in any order.
+    # The IDF share as one CASE per term; numeric, so the sum is exact in any order. The terms are matched against
+    # one in-memory copy of the row's vector (dv.v, made once per candidate: OFFSET 0 keeps the planner from
+    # inlining it): a long vector is stored compressed out of line, and each match on t.tsv itself would
+    # decompress it again.
     share = sql.SQL(" + ").join(
-        sql.SQL("CASE WHEN t.tsv @@ %s::tsquery THEN %s::numeric ELSE 0 END") for _ in terms
+        sql.SQL("CASE WHEN dv.v @@ %s::tsquery THEN %s::numeric ELSE 0 END") for _ in terms
     )
     query_sql = sql.SQL(
         """WITH cand AS MATERIALIZED (
             SELECT t.id, coalesce(lower(t.name) = %s, false) AS named, {share} AS s
-            FROM {t} AS t {year_join}
+            FROM {t} AS t {year_join} CROSS JOIN LATERAL (SELECT t.tsv || ''::tsvector AS v OFFSET 0) AS dv
             WHERE (t.tsv @@ %s::tsquery OR lower(t.name) = %s) AND {where}),
         kth AS (SELECT s FROM cand ORDER BY named DESC, s DESC LIMIT 1 OFFSET %s),
         top AS (
