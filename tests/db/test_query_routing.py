@@ -177,3 +177,22 @@ def test_among_statements_named_alike_the_entry_devoted_to_the_result_comes_firs
     assert on.search("mean value theorem")[0].theorem_id == "pm:mvt"
     # The acronym's expansion names the result: the same order for "MVT".
     assert on.search("MVT")[0].theorem_id == "pm:mvt"
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_definition_look_up_is_served_by_indexes_not_a_scan_of_every_definition(store, exact):
+    import json
+
+    from psycopg import sql
+
+    from theorem_rag.db import lookup_sql
+    from theorem_rag.filters import Filters
+
+    _load(store)
+    assert store.definitions_named("metric space", exact=exact)[:1] == ["metric-def"]
+    query, params = lookup_sql.definitions_named(store.names, "metric space", exact=exact, filters=Filters(), k=5)
+    with store.connection() as conn:
+        # A tiny table: ask whether every arm of the condition can use an index (the old one checked each alias).
+        conn.execute("SET enable_seqscan = off")
+        plan = json.dumps(conn.execute(sql.SQL("EXPLAIN (FORMAT JSON) ") + query, params).fetchone()[0])
+    assert "Seq Scan" not in plan and "BitmapOr" in plan

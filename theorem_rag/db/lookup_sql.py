@@ -45,11 +45,14 @@ def _slug(term: str) -> str:
     return "-".join(query_tokens(term))
 
 
-def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters, k: int) -> tuple[sql.Composed, list]:
+def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters, k: int,
+                      alias_indexed: bool = True) -> tuple[sql.Composed, list]:  # fmt: skip
     """Definitions named ``term`` (or its plural or singular): by name, recorded alias, or a label ending in
     ``definition-<term>`` (the Stacks Project names definitions only in labels). With ``exact=False`` also those
     whose name has every word of the term, or whose label has it without a head noun (``definition-smooth`` for
-    "smooth morphism"); exact matches first, then shorter names and labels."""
+    "smooth morphism"); exact matches first, then shorter names and labels. ``alias_indexed=False`` (a term of
+    stop words alone, such as "NOR", which the full-text vector leaves out: :func:`alias_query_text`) checks the
+    aliases of every definition instead."""
     year = sql.SQL("(SELECT d.year FROM {d} AS d WHERE d.id = t.doc_id)").format(d=sql.Identifier(names.documents))
     where, fparams = filter_clause(filters, "t", year_column=year)
     t = term.strip().lower()
@@ -57,22 +60,46 @@ def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters,
     labels = [f"%definition-{_slug(f)}" for f in forms]
     alias = ("EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce(t.meta -> 'synonyms', '[]')) AS s(x) "
              "WHERE lower(s.x) = ANY(%s))")  # fmt: skip
-    exact_sql = f"(lower(t.name) = ANY(%s) OR {alias} OR lower(t.label) LIKE ANY(%s))"
-    params: list = [forms, forms, labels, DEFINITION_KINDS, forms, forms, labels]
-    loose = ""
+    like_labels = " OR ".join("lower(t.label) LIKE %s" for _ in labels)
+    exact_sql = f"(lower(t.name) = ANY(%s) OR {alias} OR {like_labels})"
+    exact_params: list = [forms, forms, *labels]
+    # The same condition with an index behind every arm (a bitmap OR: names by the lower(name) b-tree, aliases
+    # through the full-text index, where synonyms are indexed, labels by the trigram index of migration 10), ANDed
+    # with it, so the look-up reads the statements it may return, not every definition.
+    if alias_indexed:
+        cand_sql = f"(lower(t.name) = ANY(%s) OR t.tsv @@ to_tsquery('english', %s) OR {like_labels}"
+        cand_params: list = [forms, alias_query_text(term), *labels]
+    else:
+        cand_sql, cand_params = f"({exact_sql}", list(exact_params)
+    loose, loose_params = "", []
     if not exact:
         words = list(dict.fromkeys(query_tokens(term)))
         core = words[:-1] if len(words) > 1 and words[-1] in HEAD_NOUNS else words
         # Every word of the term in the name (weight A of the full-text vector, so the GIN index serves it).
-        loose = "OR t.tsv @@ to_tsquery('english', %s) OR lower(t.label) LIKE %s"
-        params += [" & ".join(f"{w}:A" for w in words) or "''", f"%definition-{'-'.join(core)}%"]
+        loose = " OR t.tsv @@ to_tsquery('english', %s) OR lower(t.label) LIKE %s"
+        loose_params = [" & ".join(f"{w}:A" for w in words) or "''", f"%definition-{'-'.join(core)}%"]
     query = sql.SQL(
         """SELECT t.id, t.doc_id, {exact} AS exact
         FROM {t} AS t
-        WHERE t.kind = ANY(%s) AND ({exact} {loose}) AND {where}
+        WHERE t.kind = ANY(%s) AND {cand}{loose}) AND ({exact}{loose}) AND {where}
         ORDER BY exact DESC, length(coalesce(t.name, t.label, '')), t.id LIMIT %s"""
-    ).format(t=sql.Identifier(names.theorems), exact=sql.SQL(exact_sql), loose=sql.SQL(loose), where=where)
-    return query, [*params, *fparams, k]
+    ).format(t=sql.Identifier(names.theorems), exact=sql.SQL(exact_sql), cand=sql.SQL(cand_sql),
+             loose=sql.SQL(loose), where=where)  # fmt: skip
+    return query, [*exact_params, DEFINITION_KINDS, *cand_params, *loose_params, *exact_params, *loose_params,
+                   *fparams, k]  # fmt: skip
+
+
+def alias_query_text(term: str) -> str:
+    """The ``to_tsquery('english', ...)`` text that every statement with the term (or its plural or singular) as a
+    recorded alias matches, since synonyms are in the full-text vector: each form's words ANDed, the forms ORed.
+    English stop words drop out of it in the database (and out of the vector): a term of stop words alone gives
+    a query without lexemes, for which the look-up cannot use the index.
+
+    >>> alias_query_text("metric space")
+    '(metric & space) | (metric & spaces) | (metric & spaces)'
+    """
+    parts = [" & ".join(query_tokens(f)) for f in number_forms(term.strip().lower())]
+    return " | ".join(f"({p})" for p in parts if p) or "''"
 
 
 def documents_by_identifier(names: Names, arxiv_id: str | None, doi: str | None) -> tuple[sql.Composed, list]:

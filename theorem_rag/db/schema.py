@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3, 4, 5, 6, 8, 9]
+[1, 2, 3, 4, 5, 6, 8, 9, 10]
 """
 
 from __future__ import annotations
@@ -175,6 +175,15 @@ def _v9(n: Names) -> list[sql.Composed]:
     ]
 
 
+def _v10(n: Names) -> list[sql.Composed]:
+    """A trigram index on statement labels: definition look-ups by label suffix (``definition-<term>``) use it."""
+    return [
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (lower(label) gin_trgm_ops)").format(
+            i=sql.Identifier(f"{n.theorems}_label_trgm"), t=sql.Identifier(n.theorems)
+        ),
+    ]
+
+
 # (version, description, statements): append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
@@ -185,6 +194,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (6, "theorems.proof; indexes on proof_refs (used by) and labels (references)", _v6),
     (8, "spaces.backend: the backend that ran the embedding model (torch, onnx-int8)", _v8),
     (9, "theorems.formula_keys and their GIN index (formula queries)", _v9),
+    (10, "trigram index on lower(label) (definition look-ups by label)", _v10),
 ]
 LATEST = MIGRATIONS[-1][0]
 
