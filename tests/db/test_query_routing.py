@@ -55,6 +55,15 @@ def _load(store):
     store.build_index("toy")
 
 
+def _index(store, docs, theorems):
+    """Documents and statements (no slogans) with the digest vectors of their statements, index built."""
+    store.upsert_documents(docs)
+    store.upsert_theorems(theorems)
+    store.vector_space("toy", DIM)
+    store.write_vectors("toy", [t.id for t in theorems], [text_vector(t.body_latex) for t in theorems])
+    store.build_index("toy")
+
+
 @pytest.fixture
 def retrievers(store):
     _load(store)
@@ -137,11 +146,7 @@ def test_a_name_query_puts_the_statement_before_exercises_and_entries_about_it(s
         Theorem(id="other", source="planetmath", kind="lemma", doc_id="an", name="Zorn's lemma",
                 body_latex="Every chain has an upper bound: fixed point theorem Banach remark."),
     ]  # fmt: skip
-    store.upsert_documents(docs)
-    store.upsert_theorems(theorems)
-    store.vector_space("toy", DIM)
-    store.write_vectors("toy", [t.id for t in theorems], [text_vector(t.body_latex) for t in theorems])
-    store.build_index("toy")
+    _index(store, docs, theorems)
     on = TheoremRetriever(store, make_embedding(), space="toy", k=4, pool=10)
     off = on.with_options(understand=False)
     before = [h.theorem_id for h in off.search("banach fixed point")]
@@ -166,11 +171,7 @@ def test_among_statements_named_alike_the_entry_devoted_to_the_result_comes_firs
         Theorem(id="pm:other", source="planetmath", kind="lemma", doc_id="book", name="Rolle's theorem",
                 body_latex="A differentiable function with equal values at the ends has a critical point."),
     ]  # fmt: skip
-    store.upsert_documents(docs)
-    store.upsert_theorems(theorems)
-    store.vector_space("toy", DIM)
-    store.write_vectors("toy", [t.id for t in theorems], [text_vector(t.body_latex) for t in theorems])
-    store.build_index("toy")
+    _index(store, docs, theorems)
     on = TheoremRetriever(store, make_embedding(), space="toy", k=3, pool=10)
     before = [h.theorem_id for h in on.with_options(understand=False).search("mean value theorem")]
     assert before.index("book:mvt") < before.index("pm:mvt")
