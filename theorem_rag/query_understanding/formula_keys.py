@@ -58,7 +58,6 @@ _SPACING = frozenset(",;:! >")
 _SIMPLE_FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 
 
-
 def formulas(latex: str) -> list[str]:
     """The math of a LaTeX text, each formula's inside, in order.
 

@@ -321,7 +321,7 @@ class TheoremRetriever(BaseRetriever):
         finally:
             if pending is not None:
                 wait([pending])  # never leave a query running behind a failed call
-        if self.hybrid and plan.formula_keys and FORMULA_WEIGHT > 0:
+        if self.hybrid and plan.formula_keys:
             # A formula query: the statements with the same formulas, beside the formula read as words.
             found = self.store.search_formula(plan.formula_keys, k=depth, filters=filters)
             if found:
@@ -357,14 +357,13 @@ class TheoremRetriever(BaseRetriever):
         lexical_top = {h.theorem_id for h in lexical if (h.lexical_rank or 99) <= LEXICAL_TOP}
         front_set = set(front)
         hits = self.store.hydrate(hits)
-        if understanding and plan.formula and FORMULA_DEPTH > 0:
+        name_of = lambda h: (h.theorem.name, h.theorem.kind) if h.theorem else (None, None)  # noqa: E731
+        if understanding and plan.formula:
             # A formula asks for the result that has it: statements before the entries about them ("proof of X"),
             # and among them the entries devoted to one result (an encyclopedia entry) before statements inside
             # longer documents.
-            titles = self._document_titles(hits[:FORMULA_DEPTH])
-            head = results_first(hits[:FORMULA_DEPTH], lambda h: (h.theorem.name, h.theorem.kind) if h.theorem else (None, None),
-                                 fixed=lambda h: h.theorem_id in front_set,
-                                 is_devoted=lambda h: h.theorem is not None and devoted(h.theorem.name, titles.get(h.theorem.doc_id)))  # fmt: skip
+            head = results_first(hits[:FORMULA_DEPTH], name_of, fixed=lambda h: h.theorem_id in front_set,
+                                 is_devoted=self._devoted(hits[:FORMULA_DEPTH]))  # fmt: skip
             hits = [replace(h, rank=i) for i, h in enumerate([*head, *hits[FORMULA_DEPTH:]][:k], 1)]
         elif understanding:
             # A short query that names a result: the statement itself before exercises, examples and "proof of"
@@ -372,25 +371,25 @@ class TheoremRetriever(BaseRetriever):
             # title is its name) first (only hits named with every query word move; those routed to the front stay,
             # but for statements named as the query, which are ordered like the others: by their own name, or as a
             # result with the query's words when the query is one of their alias, "pairing" for "axiom of
-            # pairing"). The name is the
-            # query, or else the first of its variants (an acronym's expansion, a close name) that names a hit.
-            name_of = lambda h: (h.theorem.name, h.theorem.kind) if h.theorem else (None, None)  # noqa: E731
+            # pairing"). The name is the query, or else the first of its variants (an acronym's expansion, a close
+            # name) that names a hit.
             names = [t for t in (plan.text, *plan.variants, routing.did_you_mean) if t and is_name_query(t)]
             name = next((t for t in names if any(name_class(t, *name_of(h)) is not None for h in hits[:NAME_DEPTH])), None)
             if name is not None:
-                titles = self._document_titles(hits[:NAME_DEPTH])
                 head = prefer_statements(
                     name, hits[:NAME_DEPTH], name_of, fixed=lambda h: h.theorem_id in front_set and h.theorem_id not in exact,
-                    is_devoted=lambda h: h.theorem is not None and devoted(h.theorem.name, titles.get(h.theorem.doc_id)),
+                    is_devoted=self._devoted(hits[:NAME_DEPTH]),
                     is_alias=lambda h: h.theorem_id in exact and name_words(name_of(h)[0] or "") != name_words(name),
                 )  # fmt: skip
                 hits = [replace(h, rank=i) for i, h in enumerate([*head, *hits[NAME_DEPTH:]][:k], 1)]
         return _with_confidence(hits, cosine, lexical_top, front_set, unknown)
 
-    def _document_titles(self, hits: Sequence[Hit]) -> dict[str, str]:
-        """Titles of the documents of some hits (one look-up)."""
+    def _devoted(self, hits: Sequence[Hit]) -> Any:
+        """Whether a hit is the entry devoted to its result (:func:`devoted`), for these hits: their documents'
+        titles are looked up once."""
         docs = self.store.get_documents(list(dict.fromkeys(h.theorem.doc_id for h in hits if h.theorem is not None)))
-        return {doc_id: doc.title for doc_id, doc in docs.items()}
+        titles = {doc_id: doc.title for doc_id, doc in docs.items()}
+        return lambda h: h.theorem is not None and devoted(h.theorem.name, titles.get(h.theorem.doc_id))
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         text = validate_query(query_bundle.query_str, self.max_query_chars)
