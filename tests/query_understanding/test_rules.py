@@ -80,6 +80,22 @@ def test_a_minus_inside_a_formula_still_reads_as_math():
     assert formula_text("n - 1") == "n - 1" and formula_text("x^(n-1)") is not None
 
 
+def test_group_notation_reads_as_words():
+    # |G| with a capital letter is an order, [G:H] an index; a lower-case |x| stays an absolute value.
+    assert formula_text("|G| = [G:H] |H|") == "order of G = index of H in G order of H"
+    assert formula_text(r"$|G| = [G:H]\,|H|$") == formula_text("|G| = [G:H] |H|")
+    assert formula_text(r"$\lvert G \rvert$ divides $n$").startswith("order of G")
+    assert formula_text("|x| <= 1") == "|x| at most 1"
+
+
+def test_prose_separates_the_formulas_of_an_ascii_query():
+    # Words between two pieces of ASCII math end a formula, as the text between two $...$ does: the keys are
+    # those of the LaTeX query written with the same formulas, and no key spans the words.
+    ascii_keys = understand("x^n + y^n = z^n no solutions n>2").formula_keys
+    assert set(ascii_keys) == set(understand("$x^n + y^n = z^n$ no solutions $n>2$").formula_keys)
+    assert "e:z ^ n" in ascii_keys and "e:n > 2" in ascii_keys and not any("," in k for k in ascii_keys)
+
+
 @pytest.mark.parametrize("query, english, lang", [
     ("petit théorème de Fermat", "fermat little theorem", "fr"),
     ("théorème chinois des restes", "theorem chinese remainder", "fr"),

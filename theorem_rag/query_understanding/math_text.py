@@ -129,8 +129,24 @@ def formula_text(query: str) -> str | None:
         latex = "$" + ascii_to_latex(query) + "$"
     else:
         return None
-    text = " ".join(latex_to_text(latex).split())
+    text = _group_words(" ".join(latex_to_text(latex).split()))
     return text or None
+
+
+# Group theory's notation, which the slogans' reader leaves as symbols: ``|G|`` for a capital letter is the order
+# of G (a lower-case ``|x|`` stays an absolute value), ``[G:H]`` the index of H in G.
+_ORDER = re.compile(r"(?:\||\blvert\b)\s*([A-Z])\s*(?:\||\brvert\b)")
+_INDEX = re.compile(r"\[\s*([A-Z])\s*:\s*([A-Z])\s*\]")
+
+
+def _group_words(text: str) -> str:
+    """Group-theory notation in a formula's reading said in words.
+
+    >>> _group_words("|G| = [G:H] |H|"), _group_words("lvert G rvert = [G: H] times |H|"), _group_words("|x| < 1")
+    ('order of G = index of H in G order of H', 'order of G = index of H in G times order of H', '|x| < 1')
+    """
+    text = _INDEX.sub(lambda m: f"index of {m.group(2)} in {m.group(1)}", text)
+    return " ".join(_ORDER.sub(lambda m: f" order of {m.group(1)} ", text).split())
 
 
 _PROSE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
@@ -153,8 +169,9 @@ def query_formula_keys(query: str) -> tuple[str, ...]:
             return ()
         keys = formula_keys(query) if _MATH.search(query) else formula_keys(query, whole=True)
     elif is_ascii_math(query):
-        # Words of prose around ASCII math ("no solutions") are not symbols; functions became control words.
-        keys = formula_keys(_PROSE.sub(" , ", ascii_to_latex(query)), whole=True)
+        # Words of prose around ASCII math ("no solutions") are not symbols (functions became control words): they
+        # separate formulas, as the text between two ``$...$`` of a LaTeX query does.
+        keys = formula_keys(" ".join(f"${part}$" for part in _PROSE.split(ascii_to_latex(query)) if part.strip()))
     else:
         return ()
     return tuple(keys)
