@@ -152,6 +152,20 @@ def _group_words(text: str) -> str:
 _PROSE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
 
 
+def as_latex(query: str) -> str:
+    """A formula query written as a statement writes it: LaTeX as typed; ASCII math rewritten, each formula in
+    ``$...$`` and its words of prose ("no solutions") between them, as the text between two formulas of a LaTeX
+    query (functions became control words, which are not prose).
+
+    >>> as_latex("x^n + y^n = z^n no solutions n>2")
+    '$x^n + y^n = z^n$ no solutions $n>2$'
+    """
+    if is_latex(query) or not is_ascii_math(query):
+        return query
+    parts = re.split(r"((?:\s*(?<![\\A-Za-z])[A-Za-z]{2,}\s*)+)", ascii_to_latex(query))
+    return " ".join(p.strip() if i % 2 else f"${p.strip()}$" for i, p in enumerate(parts) if p.strip())
+
+
 def query_formula_keys(query: str) -> tuple[str, ...]:
     """The formula keys of a formula query (LaTeX or ASCII math), empty for any other query: what
     ``store.search_formula`` matches against the formulas of the statements.
@@ -169,9 +183,7 @@ def query_formula_keys(query: str) -> tuple[str, ...]:
             return ()
         keys = formula_keys(query) if _MATH.search(query) else formula_keys(query, whole=True)
     elif is_ascii_math(query):
-        # Words of prose around ASCII math ("no solutions") are not symbols (functions became control words): they
-        # separate formulas, as the text between two ``$...$`` of a LaTeX query does.
-        keys = formula_keys(" ".join(f"${part}$" for part in _PROSE.split(ascii_to_latex(query)) if part.strip()))
+        keys = formula_keys(as_latex(query))
     else:
         return ()
     return tuple(keys)

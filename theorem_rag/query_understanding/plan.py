@@ -28,7 +28,7 @@ from theorem_rag.query_understanding.intent import (
     RESULT_WORDS, arxiv_id, bare_noun_phrase, definition_subject, doi,
 )  # fmt: skip
 from theorem_rag.query_understanding.lexicon import expansions
-from theorem_rag.query_understanding.math_text import formula_text, query_formula_keys
+from theorem_rag.query_understanding.math_text import as_latex, formula_text, query_formula_keys
 from theorem_rag.query_understanding.text import collapse_repeats, fold_accents, normalize_spaces
 from theorem_rag.query_understanding.translate import translate
 
@@ -78,7 +78,7 @@ def understand(query: str) -> QueryPlan:
     formula = formula_text(folded)
     if formula is not None:
         notes.append(f"formula read as: {formula}")
-        variants.append(folded)
+        variants.append(as_latex(folded))  # as statements write it: ASCII math as LaTeX
         folded = formula
     subject = definition_subject(folded)
     definition_of = None
