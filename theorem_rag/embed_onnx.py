@@ -9,6 +9,9 @@ Tokenization stays the model's own (its ``tokenize``), so the inputs are exactly
 
 >>> check_backend("onnx-int8"), BACKENDS
 ('onnx-int8', ('torch', 'onnx-int8'))
+
+The setting ``auto`` (the default) picks per vector space: the backend a space was built with, for as long as it
+exists, and ``onnx-int8`` for a new one (:func:`resolve_backend`).
 """
 
 from __future__ import annotations
@@ -34,6 +37,46 @@ from theorem_rag.errors import InputError
 BACKENDS = ("torch", "onnx-int8")
 EXPORT_VERSION = 2  # bump when the export or quantization recipe changes: cached files are then rebuilt
 _ONNX_EXTRA = 'pip install "theorem-rag[models]"'
+
+
+AUTO = "auto"
+SETTINGS = (AUTO, *BACKENDS)
+
+
+def resolve_backend(setting: str, recorded: str | None = None, others: Sequence[str] = (),
+                    onnx_available: bool | None = None) -> str:  # fmt: skip
+    """The backend to run for a vector space, from the setting (``auto``, ``torch`` or ``onnx-int8``).
+
+    ``auto`` keeps the backend the space was built with (``recorded``), so an index built before this default
+    is searched as built; a new space takes the backend of the model's other spaces (``others``: the fused spaces
+    of one search must agree), else ``onnx-int8`` when onnxruntime is installed (2.6x the throughput of torch on
+    two cores, the same hybrid quality on the dev sets: benchmarks/results/onnx_quality), else ``torch``.
+
+    >>> resolve_backend("auto", "torch"), resolve_backend("auto", None, ["torch"]), resolve_backend("torch", "onnx-int8")
+    ('torch', 'torch', 'torch')
+    >>> resolve_backend("auto", None, onnx_available=True), resolve_backend("auto", None, onnx_available=False)
+    ('onnx-int8', 'torch')
+    """
+    if setting != AUTO:
+        return check_backend(setting)
+    for backend in (recorded, *others):
+        if backend in BACKENDS:
+            return backend
+    if onnx_available is None:
+        from importlib.util import find_spec
+
+        onnx_available = find_spec("onnxruntime") is not None and find_spec("onnx") is not None
+    return "onnx-int8" if onnx_available else "torch"
+
+
+def backend_for_space(setting: str, spaces: Sequence[Any], space: str, model: str) -> str:
+    """:func:`resolve_backend` for the space named ``space`` of ``model``, given the index's registered spaces
+    (objects with ``name``, ``model`` and ``backend``, such as ``TheoremStore.spaces()``)."""
+    if setting != AUTO:
+        return check_backend(setting)
+    recorded = next((sp.backend for sp in spaces if sp.name == space), None)
+    others = [sp.backend for sp in spaces if sp.name != space and sp.model == model]
+    return resolve_backend(setting, recorded, others)
 
 
 def check_backend(backend: str) -> str:

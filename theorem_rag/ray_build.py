@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from corpus_build.ray_engine import init_ray
+from theorem_rag.embed_onnx import backend_for_space
 from theorem_rag.ingest import IndexReport, _check_maker, owning_documents
 from theorem_rag.records import Document, Theorem
 
@@ -178,7 +179,7 @@ def build_index_ray(
     embed_model: str | None = None,
     doc_instruction: str = "",
     embed_batch_size: int = 64,
-    embed_backend: str = "torch",
+    embed_backend: str = "auto",
     onnx_cache_dir: str | None = None,
     writer: dict | None = None,
     options: RayBuildOptions = RayBuildOptions(),
@@ -190,8 +191,9 @@ def build_index_ray(
     with per-stage busy seconds (summed over workers) in ``seconds`` next to the wall time.
 
     ``writer`` holds the keyword arguments of :func:`theorem_rag.slogans.build_slogan_writer` (default: offline).
-    ``embed_backend`` is ``torch`` or ``onnx-int8`` (the ONNX file is built once here, under ``onnx_cache_dir``,
-    and each node of a cluster builds its own there); a space keeps the backend that filled it.
+    ``embed_backend`` is ``torch``, ``onnx-int8`` (the ONNX file is built once here, under ``onnx_cache_dir``,
+    and each node of a cluster builds its own there) or ``auto`` (the space's own backend; onnx-int8 for a new
+    space); a space keeps the backend that filled it.
     """
     from theorem_rag.config import DEFAULT_EMBED_MODEL
     from theorem_rag.db.store import TheoremStore
@@ -207,7 +209,9 @@ def build_index_ray(
     store = TheoremStore(dsn, table=table)
     try:
         t0 = time.perf_counter()
-        if not reembed and space in {sp.name for sp in store.spaces()}:
+        spaces = store.spaces()
+        embed_backend = backend_for_space(embed_backend, spaces, space, embed_model)
+        if not reembed and space in {sp.name for sp in spaces}:
             _check_maker(store.space(space), embed_model, embed_backend)
         store.upsert_documents(documents)
         # the space must exist before workers write to it; the dimension comes from the model (and an ONNX

@@ -93,13 +93,17 @@ class TheoremSearch:
         from theorem_rag.db.server import resolve_dsn
         from theorem_rag.db.store import TheoremStore
         from theorem_rag.embed import Embedder
+        from theorem_rag.embed_onnx import AUTO, backend_for_space
         from theorem_rag.retrieval.rerank import build_reranker
 
         s = settings or Settings()
         store = TheoremStore(resolve_dsn(s), table=s.table, max_query_chars=s.max_query_chars, pool_size=s.db_pool_size,
                              statement_timeout=s.statement_timeout)  # fmt: skip
+        # "auto": the backend the space was built with, or onnx-int8 for a new space (embed_onnx.resolve_backend)
+        backend = backend_for_space(s.embed_backend, store.spaces() if s.embed_backend == AUTO else [],
+                                    space_name(s.embed_model, s.embed_field), s.embed_model)  # fmt: skip
         embedder = Embedder(s.embed_model, doc_instruction=s.doc_instruction, query_instruction=s.query_instruction,
-                            batch_size=s.embed_batch_size, backend=s.embed_backend,
+                            batch_size=s.embed_batch_size, backend=backend,
                             cache_dir=Path(s.data_dir) / "onnx")  # fmt: skip
         kwargs: dict[str, Any] = dict(
             space=space_name(s.embed_model, s.embed_field), k=s.k, max_k=s.max_k, pool=s.candidate_pool,

@@ -82,3 +82,30 @@ def test_spaces_made_before_the_backend_column_ran_torch(pg_dsn, table_prefix):
         conn.execute(f"INSERT INTO {table_prefix}_spaces (name, dim, half, model) VALUES ('old', 8, false, 'm')")
         assert 8 in migrate(conn, table_prefix)
         assert conn.execute(f"SELECT backend FROM {table_prefix}_spaces").fetchall() == [("torch",)]
+
+
+def test_auto_searches_a_space_with_its_own_backend_and_builds_new_ones_on_onnx(store, pg_dsn, table_prefix, tmp_path):
+    # THEOREM_RAG_EMBED_BACKEND=auto (the default): an index built on torch before this default stays searchable
+    # as built; a new space, of a model with no space yet, is built on onnx-int8 (when onnxruntime is installed).
+    from importlib.util import find_spec
+
+    from theorem_rag.config import Settings
+    from theorem_rag.db.names import space_name
+    from theorem_rag.slogans.offline import OfflineSloganWriter
+
+    build_index(store, DigestEmbedder("torch"), THEOREMS, DOCS, writer=OfflineSloganWriter(), progress=False,
+                space=space_name("digest-model", "slogan"))  # fmt: skip
+
+    def opened(model: str, field: str):
+        s = Settings(database_url=pg_dsn, table=table_prefix, data_dir=tmp_path, embed_model=model, embed_field=field,
+                     embed_backend="auto")  # fmt: skip
+        search = TheoremSearch.from_settings(s)
+        search.close()
+        return search.embedder.backend
+
+    assert opened("digest-model", "slogan") == "torch"  # the space's own backend
+    assert opened("digest-model", "latex") == "torch"  # a new space of that model: fused with the first, so alike
+    assert opened("another-model", "slogan") == ("onnx-int8" if find_spec("onnxruntime") else "torch")
+    with pytest.raises(InputError, match="embedding backend must be one of"):
+        TheoremSearch.from_settings(Settings(database_url=pg_dsn, table=table_prefix, data_dir=tmp_path,
+                                             embed_backend="cuda"))  # fmt: skip
