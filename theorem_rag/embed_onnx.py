@@ -49,8 +49,9 @@ def resolve_backend(setting: str, recorded: str | None = None, others: Sequence[
 
     ``auto`` keeps the backend the space was built with (``recorded``), so an index built before this default
     is searched as built; a new space takes the backend of the model's other spaces (``others``: the fused spaces
-    of one search must agree), else ``onnx-int8`` when onnxruntime is installed (2.6x the throughput of torch on
-    two cores, the same hybrid quality on the dev sets: benchmarks/results/onnx_quality), else ``torch``.
+    of one search must agree), else ``onnx-int8`` when onnxruntime is installed and torch has no GPU (2.6x the
+    throughput of torch on two cores, the same hybrid quality on the dev sets: benchmarks/results/onnx_quality),
+    else ``torch``.
 
     >>> resolve_backend("auto", "torch"), resolve_backend("auto", None, ["torch"]), resolve_backend("torch", "onnx-int8")
     ('torch', 'torch', 'torch')
@@ -63,10 +64,20 @@ def resolve_backend(setting: str, recorded: str | None = None, others: Sequence[
         if backend in BACKENDS:
             return backend
     if onnx_available is None:
-        from importlib.util import find_spec
-
-        onnx_available = find_spec("onnxruntime") is not None and find_spec("onnx") is not None
+        onnx_available = _onnx_on_cpu()
     return "onnx-int8" if onnx_available else "torch"
+
+
+def _onnx_on_cpu() -> bool:
+    """Whether onnx-int8 is the faster choice here: onnx and onnxruntime installed, and no GPU for torch (the int8
+    export runs on the CPU)."""
+    from importlib.util import find_spec
+
+    if find_spec("onnxruntime") is None or find_spec("onnx") is None:
+        return False
+    import torch
+
+    return not torch.cuda.is_available()
 
 
 def backend_for_space(setting: str, spaces: Sequence[Any], space: str, model: str) -> str:
