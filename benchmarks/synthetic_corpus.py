@@ -234,6 +234,7 @@ def load_corpus(
     build_indexes: bool = True,
     progress: bool = True,
     on_step: Callable[[str], None] | None = None,
+    dense_index: str = "bit",
 ) -> LoadReport:
     """Bulk-load ``corpus`` into an empty index through the store: documents, statements by ``COPY`` with the
     full-text index dropped, vectors by binary ``COPY``; then the full-text and HNSW indexes (the lexicon is kept
@@ -250,7 +251,7 @@ def load_corpus(
     report = LoadReport()
     step_started = on_step or (lambda name: None)
     step_started("load")
-    store.vector_space(space, corpus.dim, field="slogan", model=model)
+    store.vector_space(space, corpus.dim, field="slogan", model=model, index=dense_index)
     store.drop_text_index()
     secs = report.seconds
     for key in ("generate", "documents", "theorems", "vectors"):

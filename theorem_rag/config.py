@@ -64,6 +64,11 @@ class Settings(BaseSettings):
     embed_field: str = Field("slogan", description="What is embedded: 'slogan', 'latex' or 'both'.")
     embed_batch_size: int = Field(64, description="Batch size for embedding.")
     half_precision: bool = Field(False, description="Store embeddings as halfvec (for large models).")
+    dense_index: str | None = Field(
+        None, description="HNSW index of a vector space: 'bit' (binary-quantized, Hamming; a new space's default) or "
+        "'halfvec' (half precision, cosine: better candidates from a few hundred thousand statements on, about 16x "
+        "the index size); unset keeps an existing space's. `index build` rebuilds the index when it changes.",
+    )
 
     # Slogans
     slogan_writer: str = Field(

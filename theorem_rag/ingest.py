@@ -111,8 +111,13 @@ def build_index(
     build_hnsw: bool = True,
     reembed: bool = False,
     prune: bool = True,
+    dense_index: str | None = None,
 ) -> IndexReport:
     """Upsert documents and statements, write missing slogans, embed what has no vector yet, build the index.
+
+    ``dense_index`` (``bit`` or ``halfvec``: :class:`theorem_rag.db.vectors.VectorSpace`) is the kind of HNSW index
+    of the space; ``None`` keeps an existing space's (``bit`` for a new one). Changing it rebuilds the index from
+    the stored vectors.
 
     A space holds the vectors of one model run by one backend (``embedder.backend``, recorded with the space):
     building it with another is an InputError before anything is written, unless ``reembed`` is set, which
@@ -156,7 +161,9 @@ def build_index(
     report.seconds["slogans"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    store.vector_space(space, embedder.dim, field=field, model=model, backend=backend)
+    store.vector_space(space, embedder.dim, field=field, model=model, backend=backend, index=dense_index or "bit")
+    if dense_index:
+        store.set_index_kind(space, dense_index)
     if reembed:
         store.reset_space(space, model, backend)
     # A vector is keyed on the text it embeds: a new slogan or a changed macro re-embeds that statement only.

@@ -186,6 +186,7 @@ def build_index_ray(
     build_hnsw: bool = True,
     prune: bool = True,
     reembed: bool = False,
+    dense_index: str | None = None,
 ) -> IndexReport:
     """Build (or bring up to date) the index of ``theorems`` on Ray; returns the same report as the local build,
     with per-stage busy seconds (summed over workers) in ``seconds`` next to the wall time.
@@ -193,7 +194,8 @@ def build_index_ray(
     ``writer`` holds the keyword arguments of :func:`theorem_rag.slogans.build_slogan_writer` (default: offline).
     ``embed_backend`` is ``torch``, ``onnx-int8`` (the ONNX file is built once here, under ``onnx_cache_dir``,
     and each node of a cluster builds its own there) or ``auto`` (the space's own backend; onnx-int8 for a new
-    space); a space keeps the backend that filled it.
+    space); a space keeps the backend that filled it. ``dense_index`` is the kind of HNSW index, as in the local
+    build.
     """
     from theorem_rag.config import DEFAULT_EMBED_MODEL
     from theorem_rag.db.store import TheoremStore
@@ -219,7 +221,10 @@ def build_index_ray(
         probe = Embedder(embed_model, doc_instruction=doc_instruction, backend=embed_backend, cache_dir=onnx_cache_dir)
         if embed_backend == "onnx-int8":
             _ = probe.onnx
-        store.vector_space(space, probe.dim, field=field, model=embed_model, backend=embed_backend)
+        store.vector_space(space, probe.dim, field=field, model=embed_model, backend=embed_backend,
+                           index=dense_index or "bit")  # fmt: skip
+        if dense_index:
+            store.set_index_kind(space, dense_index)
         if reembed:
             store.reset_space(space, embed_model, embed_backend)
         del probe

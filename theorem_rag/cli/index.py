@@ -101,7 +101,7 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, embed_backen
     try:
         report = build_index(search.store, search.embedder, theorems, documents, writer=writer,
                              space=space_name(s.embed_model, s.embed_field), field=s.embed_field,
-                             reembed=reembed, prune=not limit)  # fmt: skip
+                             reembed=reembed, prune=not limit, dense_index=s.dense_index)  # fmt: skip
     except InputError as e:
         raise click.ClickException(str(e)) from e
     click.echo(report.summary())
@@ -127,7 +127,8 @@ def _build_on_ray(s, theorems, documents, limit, reembed, batch_size, embed_acto
                                  table=s.table, field=s.embed_field, embed_model=s.embed_model,
                                  doc_instruction=s.doc_instruction, embed_batch_size=s.embed_batch_size,
                                  embed_backend=s.embed_backend, onnx_cache_dir=str(Path(s.data_dir) / "onnx"),
-                                 writer=writer, options=options, prune=not limit, reembed=reembed)  # fmt: skip
+                                 writer=writer, options=options, prune=not limit, reembed=reembed,
+                                 dense_index=s.dense_index)  # fmt: skip
     except InputError as e:
         raise click.ClickException(str(e)) from e
     click.echo(report.summary())

@@ -184,6 +184,16 @@ def _v10(n: Names) -> list[sql.Composed]:
     ]
 
 
+def _v11(n: Names) -> list[sql.Composed]:
+    """The kind of a space's HNSW index (bit: binary-quantized, Hamming; halfvec: half precision, cosine); every
+    space built before is bit."""
+    return [
+        sql.SQL("ALTER TABLE {sp} ADD COLUMN IF NOT EXISTS index_kind text NOT NULL DEFAULT 'bit'").format(
+            sp=sql.Identifier(n.spaces)
+        )
+    ]
+
+
 # (version, description, statements): append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
@@ -195,6 +205,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (8, "spaces.backend: the backend that ran the embedding model (torch, onnx-int8)", _v8),
     (9, "theorems.formula_keys and their GIN index (formula queries)", _v9),
     (10, "trigram index on lower(label) (definition look-ups by label)", _v10),
+    (11, "spaces.index_kind: the kind of a space's HNSW index (bit, halfvec)", _v11),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -88,24 +88,38 @@ def create_text_index(names: Names) -> sql.Composed:
     )
 
 
-def create_hnsw_index(names: Names, space: str, dim: int, m: int = 16, ef_construction: int = 64) -> sql.Composed:
-    """HNSW over the binary-quantized embedding (one bit per dimension) with Hamming distance."""
-    return sql.SQL(
-        "CREATE INDEX IF NOT EXISTS {i} ON {v} USING hnsw ((binary_quantize(embedding)::bit({d})) bit_hamming_ops) "
-        "WITH (m = {m}, ef_construction = {ef})"
-    ).format(
+# What the HNSW index of a space orders by, per index kind (VectorSpace.index), with its operator class and distance
+# operator; ``{d}`` is the dimension and ``{x}`` the vector (the column, or the query parameter with its type).
+_INDEXED = {
+    "bit": ("binary_quantize({x})::bit({d})", "bit_hamming_ops", "<~>"),
+    "halfvec": ("{x}::halfvec({d})", "halfvec_cosine_ops", "<=>"),
+}
+
+
+def _indexed(kind: str, x: sql.Composable, dim: int) -> sql.Composed:
+    return sql.SQL(_INDEXED[kind][0]).format(x=x, d=sql.Literal(int(dim)))
+
+
+def create_hnsw_index(names: Names, space: str, dim: int, m: int = 16, ef_construction: int = 64,
+                      kind: str = "bit") -> sql.Composed:  # fmt: skip
+    """HNSW over the binary-quantized embedding (one bit per dimension) with Hamming distance (``kind="bit"``), or
+    over the embedding in half precision with cosine distance (``kind="halfvec"``)."""
+    return sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {v} USING hnsw (({e}) {ops}) WITH (m = {m}, ef_construction = {ef})").format(
         i=sql.Identifier(names.hnsw_index(space)),
         v=sql.Identifier(names.vectors(space)),
-        d=sql.Literal(int(dim)),
+        e=_indexed(kind, sql.Identifier("embedding"), dim),
+        ops=sql.SQL(_INDEXED[kind][1]),
         m=sql.Literal(int(m)),
         ef=sql.Literal(int(ef_construction)),
     )
 
 
 def dense_search(
-    names: Names, space: str, dim: int, half: bool, qvec: object, filters: Filters, k: int, pool: int
+    names: Names, space: str, dim: int, half: bool, qvec: object, filters: Filters, k: int, pool: int,
+    kind: str = "bit",
 ) -> tuple[sql.Composed, list]:
-    """Candidate pool by Hamming distance of the quantized vectors (served by the HNSW index), re-ranked by cosine.
+    """Candidate pool by Hamming distance of the quantized vectors, or by half-precision cosine (``kind``: the
+    space's index kind; served by its HNSW index), re-ranked by exact cosine.
 
     Filters sit inside the candidate query, so the pool holds only admissible rows (with iterative scan the index
     keeps going until it has found ``pool`` of them). Ties in cosine break by id, so the order is deterministic.
@@ -115,11 +129,12 @@ def dense_search(
     query = sql.SQL(
         """WITH candidates AS MATERIALIZED (
             SELECT v.theorem_id, v.doc_id, v.embedding FROM {v} AS v WHERE {where}
-            ORDER BY binary_quantize(v.embedding)::bit({d}) <~> binary_quantize(%s::{typ})::bit({d})
+            ORDER BY {col} {op} {param}
             LIMIT %s)
         SELECT theorem_id, doc_id, 1 - (embedding <=> %s::{typ}) AS score
         FROM candidates ORDER BY embedding <=> %s::{typ}, theorem_id LIMIT %s"""
-    ).format(v=sql.Identifier(names.vectors(space)), where=where, d=sql.Literal(int(dim)), typ=typ)
+    ).format(v=sql.Identifier(names.vectors(space)), where=where, typ=typ, op=sql.SQL(_INDEXED[kind][2]),
+             col=_indexed(kind, sql.SQL("v.embedding"), dim), param=_indexed(kind, sql.SQL("%s::{typ}").format(typ=typ), dim))  # fmt: skip
     return query, [*fparams, qvec, pool, qvec, qvec, k]
 
 

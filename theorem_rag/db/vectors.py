@@ -29,6 +29,17 @@ ITERATIVE_SCAN_MODES = ("off", "strict_order", "relaxed_order")
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
 
 
+INDEX_KINDS = ("bit", "halfvec")
+_SPACE_COLUMNS = sql.SQL("name, dim, half, field, model, backend, index_kind")
+
+
+def check_index_kind(kind: str) -> str:
+    """``kind`` if it is one of :data:`INDEX_KINDS`, else an InputError naming them."""
+    if kind not in INDEX_KINDS:
+        raise InputError(f"dense index must be one of {', '.join(INDEX_KINDS)}, not {kind!r}")
+    return kind
+
+
 class StoreUnavailable(RuntimeError):
     """The database cannot be reached (down, wrong DSN, restarting); nothing was written."""
 
@@ -37,9 +48,13 @@ class StoreUnavailable(RuntimeError):
 class VectorSpace:
     """An embedding space: a model and what it embeds (``field``: slogan, latex, ...) with its dimension, and the
     backend that ran the model (``torch``, ``onnx-int8``): vectors of one space all come from one model and backend.
+    ``index`` is the kind of its HNSW index (:data:`INDEX_KINDS`): ``bit``, over the binary-quantized vectors by
+    Hamming distance (small, fast to build), or ``halfvec``, over the vectors in half precision by cosine (about
+    16 times the size, but its candidates do not lose what quantization to one bit per dimension loses, which
+    matters from a few hundred thousand statements on: benchmarks/results/scale_*).
 
-    >>> VectorSpace("minilm_slogan", 384).half, VectorSpace("minilm_slogan", 384).backend
-    (False, 'torch')
+    >>> VectorSpace("minilm_slogan", 384).half, VectorSpace("minilm_slogan", 384).backend, VectorSpace("s", 384).index
+    (False, 'torch', 'bit')
     """
 
     name: str
@@ -48,6 +63,7 @@ class VectorSpace:
     field: str = "slogan"
     model: str = ""
     backend: str = "torch"
+    index: str = "bit"
 
     def made_by(self, model: str | None, backend: str | None) -> bool:
         """Whether vectors of ``model`` run by ``backend`` belong in this space (an unrecorded or unknown model
@@ -96,7 +112,7 @@ class SpaceOps:
 
     def _all_spaces(self, conn: Connection) -> list[VectorSpace]:
         rows = conn.execute(
-            sql.SQL("SELECT name, dim, half, field, model, backend FROM {s} ORDER BY name").format(s=sql.Identifier(self.names.spaces))
+            sql.SQL("SELECT {c} FROM {s} ORDER BY name").format(c=_SPACE_COLUMNS, s=sql.Identifier(self.names.spaces))
         ).fetchall()
         return [VectorSpace(*r) for r in rows]
 
@@ -116,25 +132,27 @@ class SpaceOps:
         return self._spaces[name]
 
     def vector_space(
-        self, name: str, dim: int, half: bool = False, field: str = "slogan", model: str = "", backend: str = "torch"
-    ) -> VectorSpace:
+        self, name: str, dim: int, half: bool = False, field: str = "slogan", model: str = "", backend: str = "torch",
+        index: str = "bit",
+    ) -> VectorSpace:  # fmt: skip
         """Ensure a space exists (table without index: load first, then :meth:`build_index`); returns it.
 
         Asking again with another dimension or precision is a ValueError: vectors of one space must agree. An
-        existing space keeps the model and backend it records (compare them before writing; :meth:`reset_space`
-        empties a space for another backend).
+        existing space keeps the model, backend and index kind it records (compare them before writing;
+        :meth:`reset_space` empties a space for another backend, :meth:`set_index_kind` changes its index).
         """
         check_space(name)
+        check_index_kind(index)
         if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= 16000:
             raise InputError(f"dimension must be an integer in 1..16000, got {dim!r}")
         with self.connection() as conn, conn.transaction():
             conn.execute(
-                sql.SQL("INSERT INTO {s} (name, dim, half, field, model, backend) VALUES (%s, %s, %s, %s, %s, %s) "
-                        "ON CONFLICT (name) DO NOTHING").format(s=sql.Identifier(self.names.spaces)),
-                [name, dim, bool(half), field, model, backend],
+                sql.SQL("INSERT INTO {s} (name, dim, half, field, model, backend, index_kind) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (name) DO NOTHING").format(s=sql.Identifier(self.names.spaces)),
+                [name, dim, bool(half), field, model, backend, index],
             )  # fmt: skip
             row = conn.execute(
-                sql.SQL("SELECT name, dim, half, field, model, backend FROM {s} WHERE name = %s").format(s=sql.Identifier(self.names.spaces)),
+                sql.SQL("SELECT {c} FROM {s} WHERE name = %s").format(c=_SPACE_COLUMNS, s=sql.Identifier(self.names.spaces)),
                 [name],
             ).fetchone()
             space = VectorSpace(*row)
@@ -161,8 +179,24 @@ class SpaceOps:
             conn.execute(sql.SQL("TRUNCATE {v}").format(v=v))
             row = conn.execute(
                 sql.SQL("UPDATE {s} SET model = %s, backend = %s WHERE name = %s "
-                        "RETURNING name, dim, half, field, model, backend").format(s=sql.Identifier(self.names.spaces)),
+                        "RETURNING {c}").format(c=_SPACE_COLUMNS, s=sql.Identifier(self.names.spaces)),
                 [model, backend, name],
+            ).fetchone()  # fmt: skip
+        self._spaces[name] = VectorSpace(*row)
+        return self._spaces[name]
+
+    def set_index_kind(self, name: str, index: str) -> VectorSpace:
+        """Record ``index`` (:data:`INDEX_KINDS`) as the kind of a space's HNSW index; when it changes, the old
+        index is dropped (the vectors stay: :meth:`build_index` then builds the new kind, no re-embedding)."""
+        check_index_kind(index)
+        if self.space(name).index == index:
+            return self._spaces[name]
+        with self.connection() as conn, conn.transaction():
+            conn.execute(sql.SQL("DROP INDEX IF EXISTS {i}").format(i=sql.Identifier(self.names.hnsw_index(name))))
+            row = conn.execute(
+                sql.SQL("UPDATE {s} SET index_kind = %s WHERE name = %s RETURNING {c}").format(
+                    c=_SPACE_COLUMNS, s=sql.Identifier(self.names.spaces)),
+                [index, name],
             ).fetchone()  # fmt: skip
         self._spaces[name] = VectorSpace(*row)
         return self._spaces[name]
@@ -227,15 +261,16 @@ class SpaceOps:
 
         ``rebuild=True`` drops and rebuilds it, which beats incremental inserts after a large reload.
         ``parallel_workers`` sets ``max_parallel_maintenance_workers`` for the build (``None``: the server's).
-        The graph should fit in ``maintenance_work_mem`` (about 0.4 GB per million 384-bit vectors at m=16);
-        pgvector warns and slows down a lot when it does not.
+        The graph should fit in ``maintenance_work_mem`` (about 0.4 GB per million 384-bit vectors at m=16, about
+        1.1 GB per million 384-dimension half-precision vectors); pgvector warns and slows down a lot when it does
+        not. The kind of index is the space's (:attr:`VectorSpace.index`).
         """
         sp = self.space(space)
         with self.connection() as conn, conn.transaction():
             if rebuild:
                 conn.execute(sql.SQL("DROP INDEX IF EXISTS {i}").format(i=sql.Identifier(self.names.hnsw_index(space))))
             maintenance_settings(conn, maintenance_work_mem, parallel_workers)
-            conn.execute(sqltext.create_hnsw_index(self.names, space, sp.dim, m, ef_construction))
+            conn.execute(sqltext.create_hnsw_index(self.names, space, sp.dim, m, ef_construction, kind=sp.index))
             conn.execute(sql.SQL("ANALYZE {v}").format(v=sql.Identifier(self.names.vectors(space))))
 
     def has_index(self, space: str) -> bool:
@@ -317,7 +352,8 @@ class SpaceOps:
         ef_search: int = 400,
         iterative_scan: str = "relaxed_order",
     ) -> list[Hit]:
-        """Top ``k`` by exact cosine among a Hamming-distance pool of ``pool`` candidates from the HNSW index.
+        """Top ``k`` by exact cosine among a pool of ``pool`` candidates from the HNSW index (by Hamming distance of
+        the quantized vectors, or by half-precision cosine: the space's index kind).
 
         ``ef_search`` is raised to the pool size (up to 1000) since the index cannot return more candidates than
         that without iterative scan; ``iterative_scan`` ('off', 'strict_order', 'relaxed_order') lets it continue
@@ -331,7 +367,7 @@ class SpaceOps:
             raise InputError(f"ef_search must be an integer in 1..{MAX_EF_SEARCH}, got {ef_search!r}")
         if iterative_scan not in ITERATIVE_SCAN_MODES:
             raise InputError(f"iterative_scan must be one of {', '.join(ITERATIVE_SCAN_MODES)}, got {iterative_scan!r}")
-        query, params = sqltext.dense_search(self.names, space, sp.dim, sp.half, q, f, k, pool)
+        query, params = sqltext.dense_search(self.names, space, sp.dim, sp.half, q, f, k, pool, kind=sp.index)
         with self.connection() as conn, conn.transaction():
             # set_config with bound values: SET cannot take parameters (LlamaIndex's hnsw_kwargs bug under psycopg 3).
             conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(max(ef_search, min(pool, MAX_EF_SEARCH)))])

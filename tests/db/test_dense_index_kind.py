@@ -1,0 +1,92 @@
+"""The kind of a space's HNSW index: binary-quantized (``bit``, the default) or half precision (``halfvec``).
+
+Both are served by their index (EXPLAIN), re-rank by exact cosine, and a space switches kind without re-embedding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from db_helpers import THEOREMS, theorem_vectors
+
+from theorem_rag.db import sqltext
+from theorem_rag.errors import InputError
+from theorem_rag.filters import Filters
+
+pytestmark = pytest.mark.db
+
+
+def _load(store, space: str, index: str = "bit"):
+    store.copy_theorems(THEOREMS)
+    store.vector_space(space, 8, index=index)
+    store.write_vectors(space, [t.id for t in THEOREMS], theorem_vectors())
+    store.build_index(space)
+
+
+def _index_definition(store, space: str) -> str | None:
+    with store.connection() as conn:
+        row = conn.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [store.names.hnsw_index(space)]).fetchone()
+    return row[0] if row else None
+
+
+def _plan_uses_the_index(store, space: str, qvec) -> bool:
+    sp = store.space(space)
+    query, params = sqltext.dense_search(store.names, space, sp.dim, sp.half, np.asarray(qvec, np.float32),
+                                         Filters(), 3, 10, kind=sp.index)  # fmt: skip
+    with store.connection() as conn, conn.transaction():
+        conn.execute("SET LOCAL enable_seqscan = off")
+        plan = conn.execute(b"EXPLAIN (FORMAT JSON) " + query.as_bytes(conn), params).fetchone()[0]
+    found = []
+
+    def walk(node):
+        found.append((node["Node Type"], node.get("Index Name")))
+        for child in node.get("Plans", []):
+            walk(child)
+
+    walk(plan[0]["Plan"])
+    return ("Index Scan", store.names.hnsw_index(space)) in found
+
+
+@pytest.mark.parametrize("index, ops", [("bit", "bit_hamming_ops"), ("halfvec", "halfvec_cosine_ops")])
+def test_each_kind_is_served_by_its_index_and_ranks_by_exact_cosine(store, index, ops):
+    _load(store, "toy", index)
+    assert store.space("toy").index == index
+    assert ops in _index_definition(store, "toy")
+    q = theorem_vectors()[2]
+    assert _plan_uses_the_index(store, "toy", q)
+    dense = store.search_dense("toy", q, k=4, pool=10)
+    exact = store.exact_search("toy", q, k=4)
+    assert [h.theorem_id for h in dense] == [h.theorem_id for h in exact]
+    assert [h.score for h in dense] == pytest.approx([h.score for h in exact], abs=1e-6)
+
+
+def test_a_space_switches_kind_without_re_embedding(store, pg_dsn, table_prefix):
+    from theorem_rag.db.store import TheoremStore
+
+    _load(store, "toy")
+    assert "bit_hamming_ops" in _index_definition(store, "toy")
+    with store.connection() as conn:
+        vectors_before = conn.execute(f"SELECT count(*) FROM {store.names.vectors('toy')}").fetchone()[0]
+    store.set_index_kind("toy", "halfvec")
+    assert _index_definition(store, "toy") is None and not store.has_index("toy")  # the old index is gone
+    store.build_index("toy")
+    assert "halfvec_cosine_ops" in _index_definition(store, "toy")
+    with store.connection() as conn:
+        assert conn.execute(f"SELECT count(*) FROM {store.names.vectors('toy')}").fetchone()[0] == vectors_before
+    # the kind is recorded: another store (another process) sees it, and asking for the space again keeps it
+    other = TheoremStore(pg_dsn, table=table_prefix)
+    try:
+        assert other.space("toy").index == "halfvec"
+        assert other.vector_space("toy", 8).index == "halfvec"
+    finally:
+        other.close()
+    assert _plan_uses_the_index(store, "toy", theorem_vectors()[0])
+
+
+def test_unknown_kinds_are_refused(store):
+    with pytest.raises(InputError, match="dense index must be one of bit, halfvec"):
+        store.vector_space("toy", 8, index="ivfflat")
+    _load(store, "toy")
+    with pytest.raises(InputError, match="dense index must be one of"):
+        store.set_index_kind("toy", "hnsw")
+    assert store.space("toy").index == "bit" and store.has_index("toy")
