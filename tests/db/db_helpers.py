@@ -43,6 +43,16 @@ SLOGANS = {
 DIM = 8
 
 
+def plan_nodes(plan) -> list[dict]:
+    """Every node of an ``EXPLAIN (FORMAT JSON)`` plan, depth first."""
+    out, todo = [], [plan[0]["Plan"]]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        todo.extend(reversed(node.get("Plans", [])))
+    return out
+
+
 def text_vector(text: str, dim: int = DIM) -> np.ndarray:
     """A deterministic unit vector for a text (seeded by its digest): same text, same vector."""
     return digest_vectors.text_vector(text, dim)

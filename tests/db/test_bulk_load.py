@@ -12,7 +12,7 @@ import pytest
 
 from theorem_rag.errors import InputError
 
-from db_helpers import DOCS, SLOGANS, THEOREMS, theorem_vectors
+from db_helpers import DOCS, SLOGANS, THEOREMS, plan_nodes, theorem_vectors
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
@@ -135,13 +135,6 @@ def test_document_upsert_reads_only_the_vectors_of_its_statements(store):
         conn.execute("SET LOCAL enable_seqscan = off")
         query = sqltext.sync_document_years(store.names, "toy")
         plan = conn.execute(b"EXPLAIN (FORMAT JSON) " + query.as_bytes(conn), [["paper:1"]]).fetchone()[0]
-    scans = []
-
-    def walk(node):
-        scans.append((node["Node Type"], node.get("Relation Name")))
-        for child in node.get("Plans", []):
-            walk(child)
-
-    walk(plan[0]["Plan"])
+    scans = [(node["Node Type"], node.get("Relation Name")) for node in plan_nodes(plan)]
     assert ("Seq Scan", store.names.vectors("toy")) not in scans
     assert ("Index Scan", store.names.vectors("toy")) in scans

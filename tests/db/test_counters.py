@@ -11,7 +11,7 @@ from theorem_rag.db.schema import migrate
 from theorem_rag.db.store import TheoremStore
 from theorem_rag.records import Document, Theorem
 
-from db_helpers import DIM, DOCS, SLOGANS, THEOREMS, load, theorem_vectors
+from db_helpers import DIM, DOCS, SLOGANS, THEOREMS, load, plan_nodes, theorem_vectors
 
 pytestmark = pytest.mark.db
 
@@ -202,11 +202,7 @@ def _plan_rows(store, query, params, relation: str) -> int:
         plan = conn.execute(psycopg.sql.SQL("EXPLAIN (ANALYZE, FORMAT JSON) ") + psycopg.sql.SQL(text), params).fetchone()[0]
     plan = plan if isinstance(plan, list) else json.loads(plan)
 
-    def walk(node):
-        own = node["Actual Rows"] * node["Actual Loops"] if node.get("Relation Name") == relation else 0
-        return own + sum(walk(child) for child in node.get("Plans", []))
-
-    return int(walk(plan[0]["Plan"]))
+    return int(sum(n["Actual Rows"] * n["Actual Loops"] for n in plan_nodes(plan) if n.get("Relation Name") == relation))
 
 
 @pytest.mark.parametrize(("query", "tsquery", "matches"), [

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from db_helpers import THEOREMS, theorem_vectors
+from db_helpers import THEOREMS, plan_nodes, theorem_vectors
 
 from theorem_rag.db import sqltext
 from theorem_rag.errors import InputError
@@ -36,15 +36,7 @@ def _plan_uses_the_index(store, space: str, qvec) -> bool:
     with store.connection() as conn, conn.transaction():
         conn.execute("SET LOCAL enable_seqscan = off")
         plan = conn.execute(b"EXPLAIN (FORMAT JSON) " + query.as_bytes(conn), params).fetchone()[0]
-    found = []
-
-    def walk(node):
-        found.append((node["Node Type"], node.get("Index Name")))
-        for child in node.get("Plans", []):
-            walk(child)
-
-    walk(plan[0]["Plan"])
-    return ("Index Scan", store.names.hnsw_index(space)) in found
+    return ("Index Scan", store.names.hnsw_index(space)) in {(n["Node Type"], n.get("Index Name")) for n in plan_nodes(plan)}
 
 
 @pytest.mark.parametrize("index, ops", [("bit", "bit_hamming_ops"), ("halfvec", "halfvec_cosine_ops")])
