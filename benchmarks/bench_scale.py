@@ -321,7 +321,7 @@ def markdown(r: dict) -> str:
     lines += [
         f"## Query latency (ms, single client, {lat['dense']['all']['n']} dev queries, {r['warmup']} warm-up)",
         "",
-        f"Dense: `store.search_dense` (k={r['k']}, pool {r['pool']}, ef_search {r['ef_search']}, HNSW index {r.get('dense_index', 'bit')}); full-text: "
+        f"Dense: `store.search_dense` (k={r['k']}, pool {r['pool']}, ef_search {r['ef_search']}, HNSW index {r.get('dense_index', 'bit')}, m {r.get('hnsw_m', 16)}, ef_construction {r.get('ef_construction', 64)}); full-text: "
         f"`store.search_text` (k={r['text_k']}); hybrid: `TheoremRetriever.retrieve` with the query vector given "
         f"(dense + full-text, RRF, records). Query embedding is apart: p50 {emb['p50']:.1f} ms, p95 {emb['p95']:.1f} ms.",
         "",
@@ -391,7 +391,8 @@ def growth(results: list[dict]) -> str:
 def build(store, corpus, args, settings, result: dict, step) -> None:
     """Load and index the corpus; record the load report and the sizes in ``result``."""
     report = load_corpus(store, corpus, SPACE, model=settings.embed_model, maintenance_work_mem=args.maintenance_work_mem,
-                         parallel_workers=args.parallel_workers, on_step=step, dense_index=args.dense_index)  # fmt: skip
+                         parallel_workers=args.parallel_workers, on_step=step, dense_index=args.dense_index,
+                         hnsw_options={"m": args.hnsw_m, "ef_construction": args.ef_construction})  # fmt: skip
     result["load"] = {"rows": report.rows, "documents": report.documents, "seconds": report.seconds,
                       "load_seconds": report.load_seconds, "rows_per_second": report.rows_per_second}  # fmt: skip
     print(f"loaded {report.rows:,} rows at {report.rows_per_second:,.0f} rows/s; steps (s): "
@@ -429,6 +430,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--parallel-workers", type=int, default=1, help="max_parallel_maintenance_workers")
     p.add_argument("--dense-index", choices=("bit", "halfvec"), default="bit",
                    help="kind of HNSW index of the vector space (VectorSpace.index)")
+    p.add_argument("--hnsw-m", type=int, default=16, help="HNSW m (neighbours per node)")
+    p.add_argument("--ef-construction", type=int, default=64, help="HNSW ef_construction")
     p.add_argument("--out", type=Path, default=RESULTS)
     p.add_argument("--tag", default="", help="suffix of the result files (scale_<N><tag>.json)")
     p.add_argument("--phase", choices=("all", "build", "query"), default="all",
@@ -465,7 +468,8 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"{data_dir} exists: pass --fresh to delete it, or another --data-dir")
         shutil.rmtree(data_dir)
     pools = [int(x) for x in args.pools.split(",")]
-    result: dict = {"n": args.n, "tag": args.tag, "dense_index": args.dense_index, "command": "python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
+    result: dict = {"n": args.n, "tag": args.tag, "dense_index": args.dense_index, "hnsw_m": args.hnsw_m,
+                    "ef_construction": args.ef_construction, "command": "python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
                     "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "machine": machine(),
                     "loadavg_start": [round(x, 2) for x in os.getloadavg()], "code": code_version()}  # fmt: skip
 

@@ -235,6 +235,7 @@ def load_corpus(
     progress: bool = True,
     on_step: Callable[[str], None] | None = None,
     dense_index: str = "bit",
+    hnsw_options: dict | None = None,
 ) -> LoadReport:
     """Bulk-load ``corpus`` into an empty index through the store: documents, statements by ``COPY`` with the
     full-text index dropped, vectors by binary ``COPY``; then the full-text and HNSW indexes (the lexicon is kept
@@ -282,7 +283,7 @@ def load_corpus(
         steps = (
             ("text_index", lambda: store.build_text_index(maintenance_work_mem, parallel_workers)),
             ("hnsw", lambda: store.build_index(space, maintenance_work_mem=maintenance_work_mem,
-                                               parallel_workers=parallel_workers)),
+                                               parallel_workers=parallel_workers, **(hnsw_options or {}))),
             ("vacuum", store.vacuum_analyze),
         )  # fmt: skip
         for key, step in steps:
