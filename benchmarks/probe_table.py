@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import datetime, timezone
 from collections import defaultdict
 from pathlib import Path
 
@@ -47,7 +48,18 @@ def main() -> None:
     before, after = t.get("hybrid-plain", {}), t.get("hybrid", {})
     calib_path = OUT / "calibration.json"
     nonsense = json.loads(calib_path.read_text())["nonsense"] if calib_path.exists() else None
-    md = ["| pattern | n | Hit@1 before | Hit@1 after | Hit@5 before | Hit@5 after |", "|---|---:|---:|---:|---:|---:|"]
+    meta = results.get("meta", {})
+    made = datetime.fromtimestamp(Path(sys.argv[1]).stat().st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    md = [
+        "# Dev probes per pattern: query understanding off (`hybrid-plain`, before) and on (`hybrid`, after)", "",
+        f"From `{sys.argv[1]}` ({made}; {meta.get('n_theorems', '?'):,} statements of `{meta.get('records', '?')}`), "
+        "made by:", "",
+        "    THEOREM_RAG_DATA_DIR=<the index> theorem-rag eval --records <its records> --no-plots \\",
+        "        --queries benchmarks/probes/dev_probes.jsonl --config hybrid-plain,hybrid --out benchmarks/results/probes/eval",
+        f"    python benchmarks/probe_table.py {sys.argv[1]}", "",
+        "Hit@k: a gold statement among the first k. The nonsense line comes from `calibration.json`.", "",
+        "| pattern | n | Hit@1 before | Hit@1 after | Hit@5 before | Hit@5 after |", "|---|---:|---:|---:|---:|---:|",
+    ]
     for p in [*PATTERNS, "all"]:
         if p not in after:
             continue
