@@ -83,8 +83,6 @@ def _onnx_on_cpu() -> bool:
 def backend_for_space(setting: str, spaces: Sequence[Any], space: str, model: str) -> str:
     """:func:`resolve_backend` for the space named ``space`` of ``model``, given the index's registered spaces
     (objects with ``name``, ``model`` and ``backend``, such as ``TheoremStore.spaces()``)."""
-    if setting != AUTO:
-        return check_backend(setting)
     recorded = next((sp.backend for sp in spaces if sp.name == space), None)
     others = [sp.backend for sp in spaces if sp.name != space and sp.model == model]
     return resolve_backend(setting, recorded, others)

@@ -149,7 +149,8 @@ def _group_words(text: str) -> str:
     return " ".join(_ORDER.sub(lambda m: f" order of {m.group(1)} ", text).split())
 
 
-_PROSE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
+# A run of words of prose (two letters or more, not a control word's name) with the spaces around them.
+_PROSE_RUN = re.compile(r"((?:\s*(?<![\\A-Za-z])[A-Za-z]{2,}\s*)+)")
 
 
 def as_latex(query: str) -> str:
@@ -162,7 +163,7 @@ def as_latex(query: str) -> str:
     """
     if is_latex(query) or not is_ascii_math(query):
         return query
-    parts = re.split(r"((?:\s*(?<![\\A-Za-z])[A-Za-z]{2,}\s*)+)", ascii_to_latex(query))
+    parts = _PROSE_RUN.split(ascii_to_latex(query))
     return " ".join(p.strip() if i % 2 else f"${p.strip()}$" for i, p in enumerate(parts) if p.strip())
 
 
