@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from theorem_rag.config import Settings
-from theorem_rag.embed_onnx import SETTINGS as BACKEND_SETTINGS
 
 
 def settings_from(**flags: object) -> Settings:
@@ -47,7 +46,7 @@ def index() -> None:
 @click.option("--source", "sources", multiple=True, help="Index only these sources.")
 @click.option("--limit", type=click.IntRange(min=1), help="Index at most this many statements (for a quick try).")
 @click.option("--slogan-writer", envvar="THEOREM_RAG_SLOGAN_WRITER", help="'offline' or a litellm model name.")
-@click.option("--embed-backend", type=click.Choice(BACKEND_SETTINGS), envvar="THEOREM_RAG_EMBED_BACKEND",
+@click.option("--embed-backend", type=click.Choice(["auto", "torch", "onnx-int8"]), envvar="THEOREM_RAG_EMBED_BACKEND",
               help="What runs the model: torch, or its int8 ONNX export (built once under the data folder); auto "
                    "(default): the backend the space was built with, onnx-int8 for a new space.")
 @click.option("--reembed", is_flag=True,
