@@ -40,6 +40,10 @@ class Settings(BaseSettings):
     data_dir: Path = Field(
         default_factory=default_data_dir, description="Folder for the embedded server's data and caches."
     )
+    pg_shared_buffers: str = Field(
+        "auto", description="The embedded server's shared_buffers (for example '512MB'); 'auto': an eighth of the "
+        "machine's memory, at most 1GB. Applied when the server starts (an external server is configured by its owner).",
+    )
     table: str = Field("theorems", description="Name of the theorem table (other tables take it as prefix).")
     db_pool_size: int = Field(
         8, ge=1, description="Connections a search process keeps open at most (servers: two per search thread + 1)."

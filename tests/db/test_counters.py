@@ -229,9 +229,7 @@ def test_a_long_query_reads_at_most_its_candidate_budget(big_store):
 
     s = big_store
     query = "w010 w011 w012 w013 w014 w015"  # six common words, about 7% of the statements each
-    with s.connection() as conn:
-        terms = [sqltext.QueryTerm(lx, int(n), idf)
-                 for lx, n, idf in conn.execute(*sqltext.query_terms(s.names, query))]  # fmt: skip
+    terms = _terms(s, query)
     assert len(terms) == 6 and all(150 < t.ndoc < 300 for t in terms)
     unbounded = _plan_rows(s, *sqltext.text_search(s.names, query, Filters(), 20, terms=terms), s.names.theorems)
     bounded_q = sqltext.text_search(s.names, query, Filters(), 20, terms=terms, budget=terms[0].ndoc)
@@ -242,6 +240,37 @@ def test_a_long_query_reads_at_most_its_candidate_budget(big_store):
         rows = conn.execute(*bounded_q).fetchall()
     # Every candidate holds the rarest word; the best of them hold more of the others too.
     assert len(rows) == 20 and rows[0][2] > rows[-1][2]
+
+
+def _terms(s, query):
+    from theorem_rag.db import sqltext
+
+    with s.connection() as conn:
+        return [sqltext.QueryTerm(lx, int(n), idf, int(total))
+                for lx, n, idf, total in conn.execute(*sqltext.query_terms(s.names, query))]  # fmt: skip
+
+
+def test_when_the_rarest_term_passes_the_budget_candidates_need_two_terms(big_store):
+    """At a million statements even a query's rarest word can be in tens of thousands: then only statements with
+    two of the rarest words are read (the GIN index intersects them), not every statement with the rarest one."""
+    from theorem_rag.db import sqltext
+    from theorem_rag.filters import Filters
+
+    s = big_store
+    query = "w010 w011 w012 w013 w014 w015"
+    terms = _terms(s, query)
+    budget = terms[0].ndoc - 1  # the rarest word alone is over it
+    cand = sqltext.candidate_tsquery(terms, budget)
+    assert "&" in cand and "|" in cand  # pairs of the rarest words, any pair
+    with s.connection() as conn:
+        matching = conn.execute(f"SELECT count(*) FROM {s.names.theorems} WHERE tsv @@ to_tsquery('simple', %s)",
+                                [cand]).fetchone()[0]  # fmt: skip
+        rows = conn.execute(*sqltext.text_search(s.names, query, Filters(), 20, terms=terms, budget=budget)).fetchall()
+    read = _plan_rows(s, *sqltext.text_search(s.names, query, Filters(), 20, terms=terms, budget=budget), s.names.theorems)
+    assert 20 <= matching < terms[0].ndoc and read <= 2 * matching, (matching, read)
+    # Each result holds two of the query's words at least: its IDF share is above any one word's.
+    top_single = max(t.idf for t in terms) / sum(t.idf for t in terms)
+    assert len(rows) == 20 and all(float(score) > float(top_single) for _, _, score in rows)
 
 
 REFERENCE_LONG_QUERY = """

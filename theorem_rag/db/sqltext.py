@@ -10,6 +10,8 @@ connects, so the text can be checked without a server.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -180,8 +182,11 @@ MAX_QUERY_LEXEMES = 8
 MAX_DF_SHARE = 0.2
 # Candidates of a long query come from its rarest lexemes whose document frequencies sum to at most this; the
 # best RANK_CAP of them by IDF share get the (costlier) ts_rank_cd tie-breaker. Both bound the work per query
-# whatever the size of the index.
-CANDIDATE_BUDGET = 20_000
+# whatever the size of the index. Each candidate costs a heap row and its (often TOASTed) vector: at 20,000 the
+# full index's slowest slogan queries scored 12,000 rows by a sequential scan (full-text p95 113 ms); at 5,000 the
+# dev-set table is unchanged (hybrid, every metric within 0.0025) and the p95 is 51 ms; 3,000 and 2,000 lose 1-2
+# of the 80 Stacks slogan queries (benchmarks/results/text_budget/).
+CANDIDATE_BUDGET = 5_000
 RANK_CAP = 2_000
 # ts_rank_cd(tsv, query, 1) of a long OR query stays below this on the corpora (max 1.8 over 16,051 matches of
 # "scheme | morphism | let | finite"; 99th percentile 0.45): the bound that decides which candidates can still
@@ -210,13 +215,15 @@ class QueryTerm:
     lexeme: str
     ndoc: int
     idf: Decimal
+    n_total: int = 0  # statements in the index when the term was looked up (0: unknown)
 
 
 def query_terms(names: Names, query: str) -> tuple[sql.Composed, list]:
     """The query's rarest lexemes (at most ``MAX_QUERY_LEXEMES``, each in at most ``MAX_DF_SHARE`` of the
-    statements), rarest first, with their IDF: a few index look-ups in the lexicon and the maintained count."""
+    statements), rarest first, with their IDF and the number of statements (the columns of :class:`QueryTerm`): a
+    few index look-ups in the lexicon and the maintained count."""
     query_sql = sql.SQL(
-        """SELECT l.lexeme, l.ndoc, ln(1 + (total.n - l.ndoc + 0.5) / (l.ndoc + 0.5)) AS idf
+        """SELECT l.lexeme, l.ndoc, ln(1 + (total.n - l.ndoc + 0.5) / (l.ndoc + 0.5)) AS idf, total.n
         FROM (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', %s))) AS lexeme) AS u
         JOIN {lx} AS l USING (lexeme), (SELECT coalesce((SELECT n FROM {c} WHERE key = %s), 0) AS n) AS total
         WHERE l.lexeme ~ '^[a-z0-9]+$' AND l.ndoc <= %s * total.n
@@ -242,6 +249,36 @@ def candidate_terms(terms: Sequence[QueryTerm], budget: int) -> int:
     return n
 
 
+def candidate_tsquery(terms: Sequence[QueryTerm], budget: int) -> str:
+    """The ``tsquery`` that selects a long query's candidates (terms rarest first): the rarest terms whose document
+    frequencies sum to at most ``budget`` (:func:`candidate_terms`), any of them.
+
+    When even the rarest term is in more statements than the budget (common at a million statements: "respect" is
+    in 26,507), a candidate must have two of the rarest terms, or three, ...: the first pattern whose expected
+    number of statements (terms taken as independent) fits the budget, over as many of the rarest terms as fit. The
+    GIN index intersects the posting lists, so only statements that match are read from the table.
+
+    >>> t = [QueryTerm("a", 10, Decimal(7), 1000), QueryTerm("b", 300, Decimal(4), 1000)]
+    >>> candidate_tsquery(t, 5000)
+    'a | b'
+    >>> t = [QueryTerm(x, n, Decimal(1), 10**6) for x, n in [("a", 26_000), ("b", 44_000), ("c", 62_000), ("d", 99_000)]]
+    >>> candidate_tsquery(t, 5_000)
+    '(a & b)'
+    >>> candidate_tsquery(t, 6_000)
+    '(a & b) | (a & c) | (b & c)'
+    """
+    n_total = max((t.n_total for t in terms), default=0)
+    if not terms or terms[0].ndoc <= budget or len(terms) < 2 or n_total <= 0:
+        return " | ".join(t.lexeme for t in terms[: candidate_terms(terms, budget)])
+    for r in range(2, len(terms) + 1):
+        for width in range(min(len(terms), r + 2), r - 1, -1):
+            combos = list(itertools.combinations(terms[:width], r))
+            expected = sum(math.prod(t.ndoc / n_total for t in c) for c in combos) * n_total
+            if expected <= budget:
+                return " | ".join("(" + " & ".join(t.lexeme for t in c) + ")" for c in combos)
+    return " & ".join(t.lexeme for t in terms)
+
+
 def text_search(
     names: Names, query: str, filters: Filters, k: int, terms: Sequence[QueryTerm] | None = None,
     budget: int | None = None, rank_cap: int | None = None,
@@ -256,7 +293,8 @@ def text_search(
     name.
 
     What a long query costs is bounded: candidates are the statements that contain one of the rarest terms whose
-    document frequencies sum to at most ``budget`` (:func:`candidate_terms`), or whose name is the query; every
+    document frequencies sum to at most ``budget`` (or two of them, ...: :func:`candidate_tsquery`), or whose name
+    is the query; every
     candidate is scored on all terms, and ``ts_rank_cd`` (which reads positions) runs on the best ``rank_cap``.
     """
     if len(query_tokens(query)) <= SHORT_QUERY_TOKENS:
@@ -265,7 +303,7 @@ def text_search(
         raise ValueError("a long full-text query needs its terms: run query_terms() first")
     if not terms:
         return sql.SQL("SELECT NULL::text, NULL::text, NULL::float8 WHERE FALSE"), []
-    n_cand = candidate_terms(terms, CANDIDATE_BUDGET if budget is None else budget)
+    cand_query = candidate_tsquery(terms, CANDIDATE_BUDGET if budget is None else budget)
     where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
     # The IDF share as one CASE per term; numeric, so the sum is exact in any order. The terms are matched against
     # one in-memory copy of the row's vector (dv.v, made once per candidate: OFFSET 0 keeps the planner from
@@ -299,7 +337,7 @@ def text_search(
     margin = Decimal(str(0.1 * RANK_BOUND)) * total
     # Lexemes are [a-z0-9]+ (query_terms keeps no other), so each is a tsquery literal as it stands.
     return query_sql, [
-        lowered, *(x for term in terms for x in (term.lexeme, term.idf)), " | ".join(lexemes[:n_cand]), lowered,
+        lowered, *(x for term in terms for x in (term.lexeme, term.idf)), cand_query, lowered,
         *fparams, k - 1, margin, max(cap, k), total, " | ".join(lexemes), lowered, k,
     ]  # fmt: skip
 

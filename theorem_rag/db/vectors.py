@@ -432,7 +432,7 @@ class SpaceOps:
         terms = None
         if len(query_tokens(text)) > SHORT_QUERY_TOKENS:
             terms_sql, terms_params = sqltext.query_terms(self.names, text)
-            terms = [sqltext.QueryTerm(lx, int(n), idf) for lx, n, idf in conn.execute(terms_sql, terms_params)]
+            terms = [sqltext.QueryTerm(lx, int(n), idf, int(total)) for lx, n, idf, total in conn.execute(terms_sql, terms_params)]
         return sqltext.text_search(self.names, text, filters, k, terms=terms)
 
 
