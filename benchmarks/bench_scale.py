@@ -428,10 +428,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--work-mem", default="16MB")
     p.add_argument("--maintenance-work-mem", default="1GB")
     p.add_argument("--parallel-workers", type=int, default=1, help="max_parallel_maintenance_workers")
-    p.add_argument("--dense-index", choices=("bit", "halfvec"), default="bit",
-                   help="kind of HNSW index of the vector space (VectorSpace.index)")
-    p.add_argument("--hnsw-m", type=int, default=16, help="HNSW m (neighbours per node)")
-    p.add_argument("--ef-construction", type=int, default=64, help="HNSW ef_construction")
+    p.add_argument("--dense-index", choices=("bit", "halfvec"),
+                   help="kind of HNSW index of the vector space (VectorSpace.index; default: a new space's)")
+    p.add_argument("--hnsw-m", type=int, help="HNSW m (neighbours per node; default: the kind's, HNSW_PARAMS)")
+    p.add_argument("--ef-construction", type=int, help="HNSW ef_construction (default: the kind's)")
     p.add_argument("--out", type=Path, default=RESULTS)
     p.add_argument("--tag", default="", help="suffix of the result files (scale_<N><tag>.json)")
     p.add_argument("--phase", choices=("all", "build", "query"), default="all",
@@ -468,6 +468,11 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"{data_dir} exists: pass --fresh to delete it, or another --data-dir")
         shutil.rmtree(data_dir)
     pools = [int(x) for x in args.pools.split(",")]
+    from theorem_rag.db.vectors import DEFAULT_INDEX_KIND, HNSW_PARAMS
+
+    args.dense_index = args.dense_index or DEFAULT_INDEX_KIND
+    args.hnsw_m = args.hnsw_m or HNSW_PARAMS[args.dense_index][0]
+    args.ef_construction = args.ef_construction or HNSW_PARAMS[args.dense_index][1]
     result: dict = {"n": args.n, "tag": args.tag, "dense_index": args.dense_index, "hnsw_m": args.hnsw_m,
                     "ef_construction": args.ef_construction, "command": "python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
                     "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "machine": machine(),

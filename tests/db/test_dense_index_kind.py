@@ -1,4 +1,4 @@
-"""The kind of a space's HNSW index: binary-quantized (``bit``, the default) or half precision (``halfvec``).
+"""The kind of a space's HNSW index: binary-quantized (``bit``) or half precision (``halfvec``, a new space's default).
 
 Both are served by their index (EXPLAIN), re-rank by exact cosine, and a space switches kind without re-embedding.
 """
@@ -82,3 +82,19 @@ def test_unknown_kinds_are_refused(store):
     with pytest.raises(InputError, match="dense index must be one of"):
         store.set_index_kind("toy", "hnsw")
     assert store.space("toy").index == "bit" and store.has_index("toy")
+
+
+def test_a_new_space_gets_the_default_kind_with_its_denser_graph(store):
+    from theorem_rag.db.vectors import DEFAULT_INDEX_KIND, HNSW_PARAMS
+
+    store.copy_theorems(THEOREMS)
+    store.vector_space("fresh", 8)
+    store.write_vectors("fresh", [t.id for t in THEOREMS], theorem_vectors())
+    store.build_index("fresh")
+    assert store.space("fresh").index == DEFAULT_INDEX_KIND == "halfvec"
+    m, ef = HNSW_PARAMS["halfvec"]
+    definition = _index_definition(store, "fresh")
+    assert "halfvec_cosine_ops" in definition and f"m='{m}'" in definition and f"ef_construction='{ef}'" in definition
+    store.set_index_kind("fresh", "bit")
+    store.build_index("fresh")  # each kind its own graph parameters
+    assert f"m='{HNSW_PARAMS['bit'][0]}'" in _index_definition(store, "fresh")

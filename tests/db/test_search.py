@@ -10,7 +10,7 @@ from db_helpers import THEOREMS, load, theorem_vectors
 pytestmark = pytest.mark.db
 
 
-def _random_space(store, n: int, dim: int, seed: int, space: str = "rnd", sources=("a", "b", "c")):
+def _random_space(store, n: int, dim: int, seed: int, space: str = "rnd", sources=("a", "b", "c"), index: str | None = None):
     rng = np.random.default_rng(seed)
     vecs = rng.normal(size=(n, dim)).astype(np.float32)
     theorems = [
@@ -20,7 +20,7 @@ def _random_space(store, n: int, dim: int, seed: int, space: str = "rnd", source
     ]  # fmt: skip
     store.upsert_documents([Document(id=f"doc{j}", source="a", year=2000 + j) for j in range(7)])
     store.upsert_theorems(theorems)
-    store.vector_space(space, dim)
+    store.vector_space(space, dim, **({"index": index} if index else {}))
     store.write_vectors(space, [t.id for t in theorems], vecs)
     store.build_index(space)
     return [t.id for t in theorems], vecs
@@ -59,7 +59,7 @@ def test_hamming_pool_recall_against_exact_scan(store):
     benchmarks/bench_recall.py), so the check is against what the method can reach: the HNSW path must match an
     exact Hamming scan + re-rank in numpy, and a pool of 1000 must reach 0.95.
     """
-    ids, vecs = _random_space(store, n=3000, dim=64, seed=11)
+    ids, vecs = _random_space(store, n=3000, dim=64, seed=11, index="bit")
     rng = np.random.default_rng(12)
     queries = vecs[rng.choice(len(ids), 20, replace=False)] + rng.normal(scale=0.5, size=(20, 64)).astype(np.float32)
     recall, reference = {}, {}

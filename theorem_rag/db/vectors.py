@@ -30,6 +30,15 @@ MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
 
 
 INDEX_KINDS = ("bit", "halfvec")
+# The kind a new space gets. At a million statements the bit index's pool of 1,000 (pgvector caps hnsw.ef_search
+# there) finds 0.945 of the exact top 20; halfvec with the graph below finds 0.986, for a 9.5 min build (bit: 2),
+# 4 times the index (1.3 GB) and 8 ms more per dense search; on the shared corpora both rank the dev sets alike
+# (benchmarks/results/scale_index/). Beyond what memory holds (about ten million statements on 24 GiB: 13 GB of
+# graph), choose bit (THEOREM_RAG_DENSE_INDEX=bit; docs/scaling.md).
+DEFAULT_INDEX_KIND = "halfvec"
+# HNSW graph parameters (m, ef_construction) per index kind: a denser graph is what keeps halfvec's recall at 1M
+# (m 16 / ef_construction 64: 0.935; 16 / 200: 0.973; 24 / 256: 0.979; 32 / 256: 0.986).
+HNSW_PARAMS = {"bit": (16, 64), "halfvec": (32, 256)}
 _SPACE_COLUMNS = sql.SQL("name, dim, half, field, model, backend, index_kind")
 
 
@@ -133,7 +142,7 @@ class SpaceOps:
 
     def vector_space(
         self, name: str, dim: int, half: bool = False, field: str = "slogan", model: str = "", backend: str = "torch",
-        index: str = "bit",
+        index: str = DEFAULT_INDEX_KIND,
     ) -> VectorSpace:  # fmt: skip
         """Ensure a space exists (table without index: load first, then :meth:`build_index`); returns it.
 
@@ -251,8 +260,8 @@ class SpaceOps:
     def build_index(
         self,
         space: str,
-        m: int = 16,
-        ef_construction: int = 64,
+        m: int | None = None,
+        ef_construction: int | None = None,
         maintenance_work_mem: str = "1GB",
         rebuild: bool = False,
         parallel_workers: int | None = None,
@@ -263,9 +272,12 @@ class SpaceOps:
         ``parallel_workers`` sets ``max_parallel_maintenance_workers`` for the build (``None``: the server's).
         The graph should fit in ``maintenance_work_mem`` (about 0.4 GB per million 384-bit vectors at m=16, about
         1.1 GB per million 384-dimension half-precision vectors); pgvector warns and slows down a lot when it does
-        not. The kind of index is the space's (:attr:`VectorSpace.index`).
+        not. The kind of index is the space's (:attr:`VectorSpace.index`); ``m`` and ``ef_construction`` default
+        to the kind's (:data:`HNSW_PARAMS`).
         """
         sp = self.space(space)
+        m = HNSW_PARAMS[sp.index][0] if m is None else m
+        ef_construction = HNSW_PARAMS[sp.index][1] if ef_construction is None else ef_construction
         with self.connection() as conn, conn.transaction():
             if rebuild:
                 conn.execute(sql.SQL("DROP INDEX IF EXISTS {i}").format(i=sql.Identifier(self.names.hnsw_index(space))))
