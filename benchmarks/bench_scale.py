@@ -137,19 +137,13 @@ def code_version() -> dict:
 
 # -- server ---------------------------------------------------------------------------------------------------------
 def start_server(data_dir: Path, settings: dict[str, str]):
-    """A fresh embedded server in ``data_dir/pg`` configured with ``settings`` (ALTER SYSTEM, then a restart)."""
+    """The embedded server in ``data_dir/pg``, started with ``settings`` (EmbeddedServer writes them with ALTER
+    SYSTEM and restarts it when one needs a restart)."""
     import psycopg
-    from psycopg import sql
 
     from theorem_rag.db.server import EmbeddedServer, ensure_database
 
-    server = EmbeddedServer(data_dir / "pg")
-    dsn = server.start()
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        for name, value in settings.items():
-            # ALTER SYSTEM takes no bound parameters: the name is an identifier, the value a quoted literal.
-            conn.execute(sql.SQL("ALTER SYSTEM SET {} = {}").format(sql.Identifier(name), sql.Literal(value)))
-    server.stop()
+    server = EmbeddedServer(data_dir / "pg", settings=settings)
     dsn = server.start()
     ensure_database(dsn, "theorem_rag")
     with psycopg.connect(dsn, autocommit=True) as conn:

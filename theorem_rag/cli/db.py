@@ -16,12 +16,11 @@ def _settings(data_dir: Path | None, database_url: str | None, table: str | None
 
 
 def _server(settings: Settings, persistent: bool = False):
-    from theorem_rag.db.server import EmbeddedServer, shared_buffers
+    from theorem_rag.db.server import EmbeddedServer
 
     if settings.database_url:
         raise click.UsageError("THEOREM_RAG_DATABASE_URL points at an external server; start and stop it yourself")
-    return EmbeddedServer(Path(settings.data_dir) / "pg", persistent=persistent,
-                          settings={"shared_buffers": shared_buffers(settings.pg_shared_buffers)})
+    return EmbeddedServer.for_settings(settings, persistent=persistent)
 
 
 data_dir_option = click.option("--data-dir", type=click.Path(path_type=Path), envvar="THEOREM_RAG_DATA_DIR",

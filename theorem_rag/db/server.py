@@ -78,9 +78,15 @@ class EmbeddedServer:
     def __init__(self, data_dir: str | Path, *, persistent: bool = False, settings: dict[str, str] | None = None) -> None:
         self.data_dir = Path(data_dir).expanduser().resolve()
         self.persistent = persistent
-        # Server settings (memory sizes) this process applies when it is the one that starts the server.
+        # Server settings (sizes or numbers) this process applies when it is the one that starts the server.
         self.settings = {"shared_buffers": shared_buffers()} if settings is None else dict(settings)
         self._server: Any = None
+
+    @classmethod
+    def for_settings(cls, settings: Any, *, persistent: bool = False) -> EmbeddedServer:
+        """The server under ``settings.data_dir/pg`` with the server settings ``settings`` asks for."""
+        return cls(Path(settings.data_dir).expanduser() / "pg", persistent=persistent,
+                   settings={"shared_buffers": shared_buffers(getattr(settings, "pg_shared_buffers", "auto"))})
 
     @property
     def keep_file(self) -> Path:
@@ -138,7 +144,8 @@ class EmbeddedServer:
                         "WHERE name = %s", [value, name],
                     ).fetchone()  # fmt: skip
                 except psycopg.errors.InvalidParameterValue as err:
-                    raise ValueError(f"{name} of the embedded server must be a size such as '512MB', got {value!r}") from err
+                    raise ValueError(f"{name} of the embedded server must be a size such as '512MB' or a number, "
+                                     f"got {value!r}") from err
                 if same:
                     continue
                 # ALTER SYSTEM takes no bound parameters: the name is an identifier, the value a quoted literal.
@@ -234,9 +241,7 @@ def resolve_dsn(settings: Any, database: str = DEFAULT_DATABASE) -> str:
     data_dir = Path(settings.data_dir).expanduser().resolve() / "pg"
     server = _servers.get(data_dir)
     if server is None:
-        server = _servers[data_dir] = EmbeddedServer(
-            data_dir, settings={"shared_buffers": shared_buffers(getattr(settings, "pg_shared_buffers", "auto"))}
-        )
+        server = _servers[data_dir] = EmbeddedServer.for_settings(settings)
     dsn = server.dsn("postgres")
     ensure_database(dsn, database)
     return server.dsn(database)
