@@ -55,6 +55,7 @@ def main() -> None:
     from sentence_transformers import SentenceTransformer
 
     from theorem_rag.embed import resolve_model_path
+    from theorem_rag.eval.metrics import hit_at_k, mrr_at_k
 
     rng = random.Random(1)
     sets = {}
@@ -70,14 +71,10 @@ def main() -> None:
         pool_vecs = model.encode(texts, batch_size=64, normalize_embeddings=True)
         for name, rows in sets.items():
             sims = model.encode([r["query"] for r in rows], normalize_embeddings=True) @ pool_vecs.T
-            hit1 = hit20 = mrr = 0.0
-            for qi, row in enumerate(rows):
-                ranks = [k for k, j in enumerate(np.argsort(-sims[qi])[:20], 1) if pool[j] in row["relevant"]]
-                if ranks:
-                    hit20, mrr, hit1 = hit20 + 1, mrr + 1 / ranks[0], hit1 + (ranks[0] == 1)
-            n = len(rows)
-            print(f"{label:6s} {name:20s} n={n} pool={len(pool)} Hit@1 {hit1 / n:.3f} Hit@20 {hit20 / n:.3f} "
-                  f"MRR@20 {mrr / n:.3f}")
+            ranked = [[pool[j] for j in np.argsort(-sims[qi])[:20]] for qi in range(len(rows))]
+            mean = lambda f, k: float(np.mean([f(r, row["relevant"], k) for r, row in zip(ranked, rows)]))  # noqa: E731
+            print(f"{label:6s} {name:20s} n={len(rows)} pool={len(pool)} Hit@1 {mean(hit_at_k, 1):.3f} "
+                  f"Hit@20 {mean(hit_at_k, 20):.3f} MRR@20 {mean(mrr_at_k, 20):.3f}")
 
 
 if __name__ == "__main__":
