@@ -234,7 +234,7 @@ def load_corpus(
     build_indexes: bool = True,
     progress: bool = True,
     on_step: Callable[[str], None] | None = None,
-    dense_index: str = "bit",
+    dense_index: str | None = None,
     hnsw_options: dict | None = None,
 ) -> LoadReport:
     """Bulk-load ``corpus`` into an empty index through the store: documents, statements by ``COPY`` with the

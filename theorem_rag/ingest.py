@@ -134,7 +134,6 @@ def build_index(
     model, backend = getattr(embedder, "model_name", ""), getattr(embedder, "backend", "torch")
     if not reembed and space in {sp.name for sp in store.spaces()}:
         _check_maker(store.space(space), model, backend)
-    from theorem_rag.db.vectors import DEFAULT_INDEX_KIND
     from theorem_rag.embed import embed_hash, embed_text_for
     from theorem_rag.retrieval.vector_store import TheoremVectorStore
     from theorem_rag.slogans import write_slogans
@@ -162,7 +161,7 @@ def build_index(
     report.seconds["slogans"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    store.vector_space(space, embedder.dim, field=field, model=model, backend=backend, index=dense_index or DEFAULT_INDEX_KIND)
+    store.vector_space(space, embedder.dim, field=field, model=model, backend=backend, index=dense_index)
     if dense_index:
         store.set_index_kind(space, dense_index)
     if reembed:

@@ -199,7 +199,6 @@ def build_index_ray(
     """
     from theorem_rag.config import DEFAULT_EMBED_MODEL
     from theorem_rag.db.store import TheoremStore
-    from theorem_rag.db.vectors import DEFAULT_INDEX_KIND
     from theorem_rag.embed import Embedder
 
     ray = init_ray(options.address, num_cpus=options.num_cpus, object_store_mb=options.object_store_mb)
@@ -223,7 +222,7 @@ def build_index_ray(
         if embed_backend == "onnx-int8":
             _ = probe.onnx
         store.vector_space(space, probe.dim, field=field, model=embed_model, backend=embed_backend,
-                           index=dense_index or DEFAULT_INDEX_KIND)  # fmt: skip
+                           index=dense_index)  # fmt: skip
         if dense_index:
             store.set_index_kind(space, dense_index)
         if reembed:

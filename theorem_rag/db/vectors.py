@@ -142,16 +142,17 @@ class SpaceOps:
 
     def vector_space(
         self, name: str, dim: int, half: bool = False, field: str = "slogan", model: str = "", backend: str = "torch",
-        index: str = DEFAULT_INDEX_KIND,
+        index: str | None = None,
     ) -> VectorSpace:  # fmt: skip
         """Ensure a space exists (table without index: load first, then :meth:`build_index`); returns it.
 
-        Asking again with another dimension or precision is a ValueError: vectors of one space must agree. An
-        existing space keeps the model, backend and index kind it records (compare them before writing;
-        :meth:`reset_space` empties a space for another backend, :meth:`set_index_kind` changes its index).
+        A new space gets the kind of index ``index`` names (``None``: :data:`DEFAULT_INDEX_KIND`). Asking again
+        with another dimension or precision is a ValueError: vectors of one space must agree. An existing space
+        keeps the model, backend and index kind it records (compare them before writing; :meth:`reset_space`
+        empties a space for another backend, :meth:`set_index_kind` changes its index).
         """
         check_space(name)
-        check_index_kind(index)
+        index = check_index_kind(index or DEFAULT_INDEX_KIND)
         if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= 16000:
             raise InputError(f"dimension must be an integer in 1..16000, got {dim!r}")
         with self.connection() as conn, conn.transaction():
