@@ -213,9 +213,12 @@ class LoadReport:
     rows: int = 0
     documents: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
+    wall: float | None = None  # wall time of the load steps together (they overlap); None: their sum
 
     @property
     def load_seconds(self) -> float:
+        if self.wall is not None:
+            return self.wall
         return sum(self.seconds.get(k, 0.0) for k in ("documents", "theorems", "vectors"))
 
     @property
@@ -238,50 +241,69 @@ def load_corpus(
     hnsw_options: dict | None = None,
 ) -> LoadReport:
     """Bulk-load ``corpus`` into an empty index through the store: documents, statements by ``COPY`` with the
-    full-text index dropped, vectors by binary ``COPY``; then the full-text and HNSW indexes (the lexicon is kept
+    secondary indexes of the statements table dropped (``defer_indexes``), vectors by binary ``COPY`` straight into
+    the space's table (``copy_vectors``), on a second connection while the next batch of statements is copied;
+    then those indexes (full-text, trigram, formula keys, ...) and the HNSW index are built (the lexicon is kept
     current by the store's triggers as the statements arrive).
 
-    Every step's wall time is in ``report.seconds`` (generate: making the batches in Python, not part of the load
-    throughput; documents, theorems, vectors, text_index, hnsw, vacuum); ``on_step(name)`` is called as each of
-    "load", "text_index", "hnsw", "vacuum" starts.
+    Every step's wall time is in ``report.seconds`` (generate: making the batches in Python, which nothing else
+    overlaps and which is not part of the load; documents, theorems, vectors, which overlap, so ``report.wall``
+    is the load's wall time; indexes, hnsw, vacuum); ``on_step(name)`` is called as each of "load", "indexes",
+    "hnsw", "vacuum" starts.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     from tqdm import tqdm
 
     from theorem_rag.embed import embed_hash
 
-    report = LoadReport()
+    report = LoadReport(wall=0.0)
     step_started = on_step or (lambda name: None)
     step_started("load")
     store.vector_space(space, corpus.dim, field="slogan", model=model, index=dense_index)
-    store.drop_text_index()
+    store.defer_indexes()
     secs = report.seconds
     for key in ("generate", "documents", "theorems", "vectors"):
         secs[key] = 0.0
+    years: dict[str, int | None] = {}
+
+    def vectors(batch: Batch, batch_years: dict[str, int | None]) -> None:
+        t = time.perf_counter()
+        hashes = [embed_hash(batch.slogans[i]) for i in batch.ids]
+        store.copy_vectors(space, batch.theorems, batch.vectors, hashes, batch_years)
+        secs["vectors"] += time.perf_counter() - t
+
     batches = corpus.batches()
-    with tqdm(total=corpus.n, desc="load", unit="stmt", disable=not progress) as bar:
+    previous = None
+    with ThreadPoolExecutor(1) as pool, tqdm(total=corpus.n, desc="load", unit="stmt", disable=not progress) as bar:
         while True:
             t = time.perf_counter()
             batch = next(batches, None)
             secs["generate"] += time.perf_counter() - t
+            t0 = time.perf_counter()
+            # The previous batch's vectors go in while this batch's statements do (their rows must exist first).
+            pending = None
+            if previous is not None:
+                pending = pool.submit(vectors, previous, {t.doc_id: years[t.doc_id] for t in previous.theorems})
+            if batch is not None:
+                store.upsert_documents(batch.documents)
+                years.update((d.id, d.year) for d in batch.documents)
+                t1 = time.perf_counter()
+                store.copy_theorems(batch.theorems, batch.slogans)
+                secs["documents"] += t1 - t0
+                secs["theorems"] += time.perf_counter() - t1
+                report.rows += len(batch.theorems)
+                report.documents += len(batch.documents)
+            if pending is not None:
+                pending.result()
+                bar.update(len(previous.theorems))
+            report.wall += time.perf_counter() - t0
             if batch is None:
                 break
-            t0 = time.perf_counter()
-            store.upsert_documents(batch.documents)
-            t1 = time.perf_counter()
-            store.copy_theorems(batch.theorems, batch.slogans)
-            t2 = time.perf_counter()
-            hashes = [embed_hash(batch.slogans[i]) for i in batch.ids]
-            store.write_vectors(space, batch.ids, batch.vectors, hashes=hashes)
-            t3 = time.perf_counter()
-            secs["documents"] += t1 - t0
-            secs["theorems"] += t2 - t1
-            secs["vectors"] += t3 - t2
-            report.rows += len(batch.theorems)
-            report.documents += len(batch.documents)
-            bar.update(len(batch.theorems))
+            previous = batch
     if build_indexes:
         steps = (
-            ("text_index", lambda: store.build_text_index(maintenance_work_mem, parallel_workers)),
+            ("indexes", lambda: store.restore_indexes(maintenance_work_mem, parallel_workers)),
             ("hnsw", lambda: store.build_index(space, maintenance_work_mem=maintenance_work_mem,
                                                parallel_workers=parallel_workers, **(hnsw_options or {}))),
             ("vacuum", store.vacuum_analyze),

@@ -9,8 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from psycopg import sql
 
+from theorem_rag.db.store import TheoremStore
 from theorem_rag.errors import InputError
+from theorem_rag.query_understanding.formula_keys import formula_keys
+from theorem_rag.records import Theorem
 
 from db_helpers import DOCS, SLOGANS, THEOREMS, plan_nodes, theorem_vectors
 
@@ -72,11 +76,11 @@ def test_load_corpus_through_the_bulk_path(store, seed):
     steps = []
     report = load_corpus(store, corpus, "bench", progress=False, maintenance_work_mem="64MB", parallel_workers=0,
                          on_step=steps.append)  # fmt: skip
-    assert steps == ["load", "text_index", "hnsw", "vacuum"]
+    assert steps == ["load", "indexes", "hnsw", "vacuum"]
     assert (report.rows, store.count(), store.count_vectors("bench")) == (20, 20, 20)
     assert report.documents == len(store.get_documents([d for b in corpus.batches() for d in (x.id for x in b.documents)]))
-    assert set(report.seconds) == {"generate", "documents", "theorems", "vectors", "text_index", "hnsw", "vacuum"}
-    assert store.has_index("bench")
+    assert set(report.seconds) == {"generate", "documents", "theorems", "vectors", "indexes", "hnsw", "vacuum"}
+    assert store.has_index("bench") and store.deferred_indexes() == []
     sizes = {s.name: s for s in store.relation_sizes()}
     assert sizes[f"{store.names.theorems}_tsv"].kind == "index" and sizes[store.names.hnsw_index("bench")].bytes > 0
     assert sizes[store.names.theorems].kind == "table" and sizes[store.names.theorems].bytes > 0
@@ -107,14 +111,73 @@ def test_copy_theorems_writes_new_statements_only(store):
     assert [h.slogan for h in store.hydrate(store.search_text("Nakayama", k=1))] == ["A slogan."]
 
 
-def test_text_index_drop_and_build(store):
-    name = f"{store.names.theorems}_tsv"
-    assert store.drop_text_index() is True and store.drop_text_index() is False
-    assert name not in {s.name for s in store.relation_sizes()}
-    store.build_text_index("64MB", parallel_workers=1)
-    assert name in {s.name for s in store.relation_sizes()}
+ODD = ['say "hi"', "a,b", "{braces}", "back\\slash", "NULL", "", "tab\tand\nnewline", "ü∞"]
+
+
+def test_arrays_survive_both_write_paths_whatever_their_characters(store):
+    """Array columns go to COPY as PostgreSQL array literals written by theorem-rag: quotes, commas, braces,
+    backslashes, an element spelled NULL, an empty one and control characters come back as they were."""
+    body = r"If $\frac{a}{b} = \sqrt{c}$ and $x_{i,j} \in \{0\}$ then $\|v\| \le 1$."
+    copied = Theorem(id="odd:1", source="odd", kind="lemma", body_latex=body, doc_id="odd:d", section=ODD, proof_refs=ODD[::-1])
+    upserted = Theorem(id="odd:2", source="odd", kind="lemma", body_latex=body, doc_id="odd:d", section=ODD[1:], proof_refs=ODD)
+    store.copy_theorems([copied])
+    store.upsert_theorems([upserted])
+    assert store.get_theorems(["odd:1", "odd:2"]) == {"odd:1": copied, "odd:2": upserted}
+    with store.connection() as conn:
+        query = sql.SQL("SELECT id, formula_keys FROM {t} WHERE source = %s").format(t=sql.Identifier(store.names.theorems))
+        keys = dict(conn.execute(query, ["odd"]).fetchall())
+    assert keys == {"odd:1": formula_keys(body), "odd:2": formula_keys(body)} and {"e:i ,", "e:{ 0 }"} <= set(keys["odd:1"])
+    assert store.upsert_theorems([copied, upserted]).unchanged == 2  # the stored rows equal what is written
+
+
+def test_copy_vectors_fills_the_filter_columns_as_write_vectors_does(store):
+    """The bulk vector path takes source, kind, document and year from the records, not from a join: filtered
+    searches see exactly what they see after write_vectors. Bad batches are refused whole."""
+    from dataclasses import replace
+
+    store.upsert_documents(DOCS)
+    store.copy_theorems(THEOREMS)
+    vecs, hashes, years = theorem_vectors(), [f"h{i}" for i in range(len(THEOREMS))], {d.id: d.year for d in DOCS}
+    for name in ("bulk", "ref"):
+        store.vector_space(name, vecs.shape[1])
+    with pytest.raises(InputError, match="years lacks"):
+        store.copy_vectors("bulk", THEOREMS, vecs, hashes, {})
+    with pytest.raises(InputError, match="not stored"):
+        store.copy_vectors("bulk", [*THEOREMS[:2], replace(THEOREMS[2], id="nope:1")], vecs[:3], hashes[:3], years)
+    assert store.count_vectors("bulk") == 0
+    assert store.copy_vectors("bulk", THEOREMS, vecs, hashes, years) == len(THEOREMS)
+    store.write_vectors("ref", [t.id for t in THEOREMS], vecs, hashes=hashes)
+    for filters in ({}, {"year_min": 2000}, {"source": ["stacks"]}, {"kind": ["lemma"]}, {"year_max": 1999}):
+        got = [h.theorem_id for h in store.exact_search("bulk", vecs[2], k=6, filters=filters)]
+        assert got == [h.theorem_id for h in store.exact_search("ref", vecs[2], k=6, filters=filters)], filters
+    assert store.ids_missing_vectors("bulk", dict(zip([t.id for t in THEOREMS], hashes))) == []
+    with pytest.raises(InputError, match="new vectors only"):
+        store.copy_vectors("bulk", THEOREMS[:1], vecs[:1], hashes[:1], years)
+
+
+def _index_definitions(store) -> dict[str, str]:
+    with store.connection() as conn:
+        return dict(conn.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = %s", [store.names.theorems]).fetchall())
+
+
+def test_deferred_indexes_are_built_again_as_they_were_even_by_another_process(store, pg_dsn):
+    """A bulk load drops every secondary index of the statements table and builds each again at the end; the
+    definitions wait in the database, so a store opened after a crash still builds them."""
+    before = _index_definitions(store)
+    pkey = f"{store.names.theorems}_pkey"
+    dropped = store.defer_indexes()
+    assert set(dropped) == set(before) - {pkey} and f"{store.names.theorems}_tsv" in dropped and len(dropped) >= 9
+    assert set(_index_definitions(store)) == {pkey} and store.deferred_indexes() == sorted(dropped)
+    assert store.defer_indexes() == []  # nothing left to drop; the definitions are kept once
+    store.copy_theorems(THEOREMS)
     with pytest.raises(InputError, match="parallel_workers"):
-        store.build_text_index(parallel_workers=-1)
+        store.restore_indexes(parallel_workers=-1)
+    assert store.deferred_indexes() == sorted(dropped)  # the failed call built nothing and lost nothing
+    with TheoremStore(pg_dsn, table=store.names.prefix) as other:
+        assert sorted(other.restore_indexes("64MB", parallel_workers=1)) == sorted(dropped)
+    assert _index_definitions(store) == before and store.deferred_indexes() == []
+    assert store.restore_indexes() == []
+    assert [h.theorem_id for h in store.search_text("Nakayama", k=1)] == ["stacks:00DV"]
 
 
 def test_document_upsert_reads_only_the_vectors_of_its_statements(store):

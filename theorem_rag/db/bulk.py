@@ -1,21 +1,22 @@
 """First loads of large corpora and what they need (a mixin of :class:`~theorem_rag.db.store.TheoremStore`).
 
 ``upsert_theorems`` is the path for everyday writes: it compares every row with the stored one. A first load of
-hundreds of thousands of statements does better by ``COPY`` straight into the table with the full-text index
-dropped and one index build at the end (``benchmarks/bench_scale.py``). The lexicon and the counts stay current
+hundreds of thousands of statements does better by ``COPY`` straight into the table with the secondary indexes
+dropped and one build of each at the end (``benchmarks/bench_scale.py``). The lexicon and the counts stay current
 either way: the statement triggers of :mod:`theorem_rag.db.counters` fire for ``COPY`` too.
 
->>> store.drop_text_index()                                   # doctest: +SKIP
+>>> store.defer_indexes()                                     # doctest: +SKIP
 >>> for batch in batches:                                     # doctest: +SKIP
 ...     store.copy_theorems(batch, slogans)
->>> store.build_text_index(maintenance_work_mem="1GB")        # doctest: +SKIP
+>>> store.restore_indexes(maintenance_work_mem="1GB")         # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import Any
 
 import psycopg
 from psycopg import Connection, sql
@@ -49,6 +50,7 @@ class BulkOps:
 
     names: Names
     spaces: Callable[[], list]
+    space: Callable[[str], Any]
 
     def connection(self) -> AbstractContextManager[Connection]:  # pragma: no cover - provided by TheoremStore
         raise NotImplementedError
@@ -83,24 +85,101 @@ class BulkOps:
             raise InputError(f"copy_theorems writes new statements only (use upsert_theorems): {detail}") from err
         return len(items)
 
-    def drop_text_index(self) -> bool:
-        """Drop the full-text (GIN) index before a bulk load; returns whether it existed."""
-        name = sqltext.text_index_name(self.names)
-        with self.connection() as conn:
-            existed = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [name]).fetchone()[0]
-            conn.execute(sql.SQL("DROP INDEX IF EXISTS {i}").format(i=sql.Identifier(name)))
-        return existed
+    def copy_vectors(
+        self, space: str, theorems: Sequence[Theorem], vectors: Any, hashes: Sequence[str], years: Mapping[str, int | None]
+    ) -> int:
+        """Insert the vectors of stored statements that have none yet, by one binary ``COPY`` straight into the
+        space's table: the bulk path of a first load, after :meth:`copy_theorems` of the same records; returns
+        #rows written.
 
-    def build_text_index(self, maintenance_work_mem: str = "1GB", parallel_workers: int | None = None) -> None:
-        """(Re)create the full-text GIN index the schema defines, if it is missing, then ``ANALYZE`` the table.
+        Each row's filter columns come from the records (source, kind, document) and ``years`` (document id ->
+        year, for every document of the batch) instead of a join with the stored tables, which is what makes it
+        cheaper than ``write_vectors`` at a million statements. ``hashes``: what each vector was computed from
+        (:func:`theorem_rag.embed.embed_hash`). A statement that is not stored or already has a vector is an
+        InputError and nothing of the batch is written; ``write_vectors`` replaces vectors.
+        """
+        from theorem_rag.db.vectors import as_vectors, vector_param  # vectors imports this module
 
-        ``parallel_workers`` sets ``max_parallel_maintenance_workers`` for the build (PostgreSQL 18 builds GIN
-        indexes in parallel); ``None`` keeps the server's setting.
+        sp = self.space(space)
+        items = list(theorems)
+        arr = as_vectors(vectors, sp.dim)
+        if not (len(items) == len(arr) == len(hashes)):
+            raise InputError(f"{len(items)} statements, {len(arr)} vectors, {len(hashes)} hashes")
+        if any(not isinstance(t, Theorem) for t in items):
+            raise InputError("copy_vectors takes the Theorem records the vectors belong to")
+        no_year = sorted({t.doc_id for t in items} - set(years))
+        if no_year:
+            raise InputError(f"years lacks documents of the batch: {', '.join(no_year[:5])}")
+        typ = "halfvec" if sp.half else "vector"
+        copy_sql = sql.SQL("COPY {v} (theorem_id, content_hash, source, kind, doc_id, year, embedding) FROM STDIN "
+                           "WITH (FORMAT BINARY)").format(v=sql.Identifier(self.names.vectors(space)))  # fmt: skip
+        try:
+            with self.connection() as conn, conn.transaction(), conn.cursor().copy(copy_sql) as copy:
+                copy.set_types(["text", "text", "text", "text", "text", "int4", typ])
+                for t, h, vec in zip(items, hashes, arr):
+                    copy.write_row((t.id, h, t.source, t.kind, t.doc_id, years[t.doc_id], vector_param(vec, sp.half)))
+        except psycopg.errors.UniqueViolation as err:
+            raise InputError(f"copy_vectors writes new vectors only (use write_vectors): {err.diag.message_detail}") from err
+        except psycopg.errors.ForeignKeyViolation as err:
+            raise InputError(f"vectors for statements that are not stored: {err.diag.message_detail}") from err
+        return len(items)
+
+    def defer_indexes(self) -> list[str]:
+        """Drop the statements table's secondary indexes (all but the primary key) before a bulk load; returns
+        their names.
+
+        Their definitions are kept in the ``deferred_indexes`` table in the same transaction, so
+        :meth:`restore_indexes` builds them again, even after a crash in between. One ``CREATE INDEX`` over the
+        loaded table costs far less than maintaining ten indexes row by row (``benchmarks/bench_scale.py``).
         """
         with self.connection() as conn, conn.transaction():
+            rows = conn.execute(
+                "SELECT c.relname, pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                "WHERE i.indrelid = to_regclass(%s) AND NOT i.indisprimary "
+                "AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid) ORDER BY 1",
+                [self.names.theorems],
+            ).fetchall()
+            for name, definition in rows:
+                conn.execute(
+                    sql.SQL("INSERT INTO {d} (name, definition) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING").format(
+                        d=sql.Identifier(self.names.deferred_indexes)
+                    ),
+                    [name, definition],
+                )
+                conn.execute(sql.SQL("DROP INDEX {i}").format(i=sql.Identifier(name)))
+        return [name for name, _ in rows]
+
+    def deferred_indexes(self) -> list[str]:
+        """Names of the indexes a bulk load dropped that are not built yet."""
+        with self.connection() as conn:
+            query = sql.SQL("SELECT name FROM {d} ORDER BY name").format(d=sql.Identifier(self.names.deferred_indexes))
+            return [r[0] for r in conn.execute(query)]
+
+    def restore_indexes(self, maintenance_work_mem: str = "1GB", parallel_workers: int | None = None) -> list[str]:
+        """Build every index :meth:`defer_indexes` dropped (and the full-text index, if missing), one transaction
+        each, then ``ANALYZE`` the table; returns the names built.
+
+        ``parallel_workers`` sets ``max_parallel_maintenance_workers`` (PostgreSQL 18 builds B-tree and GIN
+        indexes in parallel); ``None`` keeps the server's setting.
+        """
+        built = []
+        table = sql.Identifier(self.names.deferred_indexes)
+        for name in self.deferred_indexes():
+            with self.connection() as conn, conn.transaction():
+                maintenance_settings(conn, maintenance_work_mem, parallel_workers)
+                row = conn.execute(sql.SQL("DELETE FROM {d} WHERE name = %s RETURNING definition").format(d=table), [name]).fetchone()
+                exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [name]).fetchone()[0]
+                if row and not exists:
+                    # The definition is PostgreSQL's own (pg_get_indexdef), read back from the catalog.
+                    conn.execute(sql.SQL(row[0]))  # type: ignore[arg-type]
+                    built.append(name)
+        with self.connection() as conn, conn.transaction():
             maintenance_settings(conn, maintenance_work_mem, parallel_workers)
-            conn.execute(sqltext.create_text_index(self.names))
+            if conn.execute("SELECT to_regclass(%s) IS NULL", [sqltext.text_index_name(self.names)]).fetchone()[0]:
+                conn.execute(sqltext.create_text_index(self.names))  # dropped by hand, or by an older theorem-rag
+                built.append(sqltext.text_index_name(self.names))
             conn.execute(sql.SQL("ANALYZE {t}").format(t=sql.Identifier(self.names.theorems)))
+        return built
 
     def vacuum_analyze(self) -> None:
         """``VACUUM (ANALYZE)`` every table of this index: after a bulk load, so the planner's statistics and the

@@ -92,6 +92,11 @@ class Names:
     def counts(self) -> str:
         return f"{self.prefix}_counts"
 
+    @property
+    def deferred_indexes(self) -> str:
+        """Indexes dropped for a bulk load, with their definitions, until they are built again."""
+        return f"{self.prefix}_deferred_indexes"
+
     def vectors(self, space: str) -> str:
         return f"{self.prefix}_vec_{check_space(space)}"
 
@@ -100,4 +105,4 @@ class Names:
 
     def fixed_tables(self) -> list[str]:
         """Tables created by migrations, in an order safe for dropping (dependents first)."""
-        return [self.counts, self.lexicon, self.feedback, self.slogan_cache, self.spaces, self.theorems, self.documents, self.version]
+        return [self.deferred_indexes, self.counts, self.lexicon, self.feedback, self.slogan_cache, self.spaces, self.theorems, self.documents, self.version]

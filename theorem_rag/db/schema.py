@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3, 4, 5, 6, 8, 9, 10, 11]
+[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12]
 """
 
 from __future__ import annotations
@@ -194,6 +194,15 @@ def _v11(n: Names) -> list[sql.Composed]:
     ]
 
 
+def _v12(n: Names) -> list[sql.Composed]:
+    """Where a bulk load keeps the definitions of the indexes it dropped (``TheoremStore.defer_indexes``), so they
+    are built again even after a crash (``restore_indexes``)."""
+    return [
+        sql.SQL("CREATE TABLE IF NOT EXISTS {d} (name text PRIMARY KEY, definition text NOT NULL, "
+                "deferred_at timestamptz NOT NULL DEFAULT now())").format(d=sql.Identifier(n.deferred_indexes))
+    ]  # fmt: skip
+
+
 # (version, description, statements): append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
@@ -206,6 +215,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (9, "theorems.formula_keys and their GIN index (formula queries)", _v9),
     (10, "trigram index on lower(label) (definition look-ups by label)", _v10),
     (11, "spaces.index_kind: the kind of a space's HNSW index (bit, halfvec)", _v11),
+    (12, "deferred_indexes: indexes a bulk load dropped, until they are built again", _v12),
 ]
 LATEST = MIGRATIONS[-1][0]
 

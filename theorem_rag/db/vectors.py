@@ -101,7 +101,8 @@ def as_vectors(vectors: Any, dim: int) -> np.ndarray:
     return arr
 
 
-def _query_param(qvec: np.ndarray, half: bool) -> Any:
+def vector_param(qvec: np.ndarray, half: bool) -> Any:
+    """A vector as psycopg sends it to a ``vector`` or (``half``) ``halfvec`` column or parameter."""
     if half:
         from pgvector import HalfVector
 
@@ -238,7 +239,7 @@ class SpaceOps:
             with conn.cursor().copy("COPY _stage_vectors FROM STDIN WITH (FORMAT BINARY)") as copy:
                 copy.set_types(["text", "text", typ])
                 for i, (tid, vec) in enumerate(zip(ids, arr)):
-                    copy.write_row((tid, hashes[i] if hashes is not None else None, _query_param(vec, sp.half)))
+                    copy.write_row((tid, hashes[i] if hashes is not None else None, vector_param(vec, sp.half)))
             missing = [r[0] for r in conn.execute(
                 sql.SQL("SELECT s.theorem_id FROM _stage_vectors s LEFT JOIN {t} t ON t.id = s.theorem_id "
                         "WHERE t.id IS NULL ORDER BY 1 LIMIT 5").format(t=t)
