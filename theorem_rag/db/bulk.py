@@ -125,8 +125,9 @@ class BulkOps:
         return len(items)
 
     def defer_indexes(self) -> list[str]:
-        """Drop the statements table's secondary indexes (all but the primary key) before a bulk load; returns
-        their names.
+        """Drop the statements table's secondary indexes before a bulk load; returns their names. The primary key
+        stays, and so does the ``doc_id`` index: every document write finds its statements through it (the year
+        of their vectors), and without it each batch's documents would scan the table.
 
         Their definitions are kept in the ``deferred_indexes`` table in the same transaction, so
         :meth:`restore_indexes` builds them again, even after a crash in between. One ``CREATE INDEX`` over the
@@ -135,9 +136,9 @@ class BulkOps:
         with self.connection() as conn, conn.transaction():
             rows = conn.execute(
                 "SELECT c.relname, pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-                "WHERE i.indrelid = to_regclass(%s) AND NOT i.indisprimary "
+                "WHERE i.indrelid = to_regclass(%s) AND NOT i.indisprimary AND c.relname <> %s "
                 "AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid) ORDER BY 1",
-                [self.names.theorems],
+                [self.names.theorems, f"{self.names.theorems}_doc"],
             ).fetchall()
             for name, definition in rows:
                 conn.execute(
