@@ -221,8 +221,6 @@ EXACT_NAME_BOOST = 10
 _ALIAS_SQL = "EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce({a}.meta -> 'synonyms', '[]')) AS s(x) " \
     "WHERE lower(s.x) = %s)"
 _ALIAS_C = sql.SQL(_ALIAS_SQL.format(a="c"))
-# The same over a candidate's synonyms carried as a value (``syn``: its ``meta -> 'synonyms'``).
-_ALIAS_SQL_SYN = "EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce(syn, '[]')) AS s(x) WHERE lower(s.x) = %s)"
 
 
 @dataclass(frozen=True)
@@ -331,19 +329,20 @@ def text_search(
     )
     query_sql = sql.SQL(
         """WITH cand AS MATERIALIZED (
-            SELECT t.id, t.doc_id, dv.v, coalesce(lower(t.name) = %s, false) AS named, t.meta -> 'synonyms' AS syn,
-                {share} AS s
+            SELECT t.id, coalesce(lower(t.name) = %s, false) AS named, {share} AS s
             FROM {t} AS t {year_join} CROSS JOIN LATERAL (SELECT t.tsv || ''::tsvector AS v OFFSET 0) AS dv
             WHERE (t.tsv @@ %s::tsquery OR lower(t.name) = %s) AND {where}),
         kth AS (SELECT s FROM cand ORDER BY named DESC, s DESC LIMIT 1 OFFSET %s),
         top AS (
-            SELECT id, doc_id, v, named, syn, s FROM cand WHERE named OR s >= coalesce((SELECT s FROM kth), 0) - %s
+            SELECT id, named, s FROM cand WHERE named OR s >= coalesce((SELECT s FROM kth), 0) - %s
             ORDER BY named DESC, s DESC, id LIMIT %s)
-        SELECT id, doc_id, s / %s + 0.1 * ts_rank_cd(v, %s::tsquery, 1)
-            + CASE WHEN named OR {alias} THEN {boost} ELSE 0 END AS score
-        FROM top ORDER BY score DESC, id LIMIT %s"""
+        SELECT top.id, x.doc_id, top.s / %s + 0.1 * x.rank + CASE WHEN top.named OR x.alias THEN {boost} ELSE 0 END AS score
+        FROM top CROSS JOIN LATERAL (
+            SELECT t.doc_id, ts_rank_cd(t.tsv, %s::tsquery, 1) AS rank, {alias} AS alias
+            FROM {t} AS t WHERE t.id = top.id OFFSET 0) AS x
+        ORDER BY score DESC, top.id LIMIT %s"""
     ).format(t=sql.Identifier(names.theorems), share=share, year_join=_year_join(names, filters), where=where,
-             alias=sql.SQL(_ALIAS_SQL_SYN), boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
+             alias=sql.SQL(_ALIAS_SQL.format(a="t")), boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
     lowered = query.strip().lower()
     lexemes, idfs = [t.lexeme for t in terms], [t.idf for t in terms]
     total = sum(idfs, Decimal(0))
