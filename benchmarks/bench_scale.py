@@ -377,8 +377,8 @@ def growth(results: list[dict]) -> str:
              head, "|---|" + "---:|" * (len(results) + 1)]  # fmt: skip
     for name, get, fmt in rows:
         vals = [get(r) for r in results]
-        ratio = vals[-1] / vals[0] if len(vals) > 1 and vals[0] else float("nan")
-        lines.append(f"| {name} | " + " | ".join(fmt.format(v) for v in vals) + f" | {ratio:.2f} |")
+        ratio = f"{vals[-1] / vals[0]:.2f}" if len(vals) > 1 and vals[0] else "-"  # nothing to compare with
+        lines.append(f"| {name} | " + " | ".join(fmt.format(v) for v in vals) + f" | {ratio} |")
     def code(r: dict) -> str:
         built = f", built with `{r['build']['code']['commit'][:10]}`" if "build" in r else ""
         return f"{r['n']:,}: {r['date']} `{r['code']['commit'][:10]}`{built}"

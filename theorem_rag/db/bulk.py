@@ -131,7 +131,7 @@ class BulkOps:
 
         Their definitions are kept in the ``deferred_indexes`` table in the same transaction, so
         :meth:`restore_indexes` builds them again, even after a crash in between. One ``CREATE INDEX`` over the
-        loaded table costs far less than maintaining ten indexes row by row (``benchmarks/bench_scale.py``).
+        loaded table costs far less than keeping each index current row by row (``benchmarks/bench_scale.py``).
         """
         with self.connection() as conn, conn.transaction():
             rows = conn.execute(
