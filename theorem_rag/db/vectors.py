@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import psycopg
 from psycopg import Connection, sql
 
 from theorem_rag.db import counters, sqltext
@@ -23,7 +24,7 @@ from theorem_rag.filters import Filters
 from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens, validate_query
 from theorem_rag.query_understanding.formula_keys import key_weights
 from theorem_rag.query_understanding.names import about_a_result
-from theorem_rag.records import Hit
+from theorem_rag.records import Hit, Theorem
 
 ITERATIVE_SCAN_MODES = ("off", "strict_order", "relaxed_order")
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
@@ -258,6 +259,43 @@ class SpaceOps:
                 ).format(v=v, t=t, d=d)
             ).rowcount
         return n
+
+    def copy_vectors(
+        self, space: str, theorems: Sequence[Theorem], vectors: Any, hashes: Sequence[str], years: Mapping[str, int | None]
+    ) -> int:
+        """Insert the vectors of stored statements that have none yet, by one binary ``COPY`` straight into the
+        space's table: the bulk path of a first load, after ``copy_theorems`` of the same records; returns
+        #rows written.
+
+        Each row's filter columns come from the records (source, kind, document) and ``years`` (document id ->
+        year, for every document of the batch) instead of a join with the stored tables, which is what makes it
+        cheaper than ``write_vectors`` at a million statements. ``hashes``: what each vector was computed from
+        (:func:`theorem_rag.embed.embed_hash`). A statement that is not stored or already has a vector is an
+        InputError and nothing of the batch is written; ``write_vectors`` replaces vectors.
+        """
+        sp = self.space(space)
+        items = list(theorems)
+        arr = as_vectors(vectors, sp.dim)
+        if not (len(items) == len(arr) == len(hashes)):
+            raise InputError(f"{len(items)} statements, {len(arr)} vectors, {len(hashes)} hashes")
+        if any(not isinstance(t, Theorem) for t in items):
+            raise InputError("copy_vectors takes the Theorem records the vectors belong to")
+        no_year = sorted({t.doc_id for t in items} - set(years))
+        if no_year:
+            raise InputError(f"years lacks documents of the batch: {', '.join(no_year[:5])}")
+        typ = "halfvec" if sp.half else "vector"
+        copy_sql = sql.SQL("COPY {v} (theorem_id, content_hash, source, kind, doc_id, year, embedding) FROM STDIN "
+                           "WITH (FORMAT BINARY)").format(v=sql.Identifier(self.names.vectors(space)))  # fmt: skip
+        try:
+            with self.connection() as conn, conn.transaction(), conn.cursor().copy(copy_sql) as copy:
+                copy.set_types(["text", "text", "text", "text", "text", "int4", typ])
+                for t, h, vec in zip(items, hashes, arr):
+                    copy.write_row((t.id, h, t.source, t.kind, t.doc_id, years[t.doc_id], vector_param(vec, sp.half)))
+        except psycopg.errors.UniqueViolation as err:
+            raise InputError(f"copy_vectors writes new vectors only (use write_vectors): {err.diag.message_detail}") from err
+        except psycopg.errors.ForeignKeyViolation as err:
+            raise InputError(f"vectors for statements that are not stored: {err.diag.message_detail}") from err
+        return len(items)
 
     def build_index(
         self,
