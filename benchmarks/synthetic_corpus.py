@@ -284,7 +284,7 @@ def load_corpus(
             # The previous batch's vectors go in while this batch's statements do (their rows must exist first).
             pending = None
             if previous is not None:
-                pending = pool.submit(vectors, previous, {t.doc_id: years[t.doc_id] for t in previous.theorems})
+                pending = pool.submit(vectors, previous, {x.doc_id: years[x.doc_id] for x in previous.theorems})
             if batch is not None:
                 store.upsert_documents(batch.documents)
                 years.update((d.id, d.year) for d in batch.documents)
