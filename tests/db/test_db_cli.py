@@ -6,8 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from theorem_rag.cli.db import db
-from theorem_rag.db.schema import LATEST, MIGRATIONS
-
+from theorem_rag.config import Settings
 from theorem_rag.db.schema import LATEST, MIGRATIONS
 
 pytestmark = pytest.mark.db
@@ -23,6 +22,20 @@ def test_db_commands(own_pg_server, table_prefix, monkeypatch):
 
     status = json.loads(runner.invoke(db, ["status", *base, "--table", table_prefix]).output)
     assert status["running"] and status["schema_version"] == LATEST and status["theorems"] == 0
+    assert "deferred_indexes" not in status
+
+    # A bulk load cut off after dropping its indexes: status says so and what to run; the command builds them.
+    from theorem_rag.db.server import resolve_dsn
+    from theorem_rag.db.store import TheoremStore
+
+    with TheoremStore(resolve_dsn(Settings(data_dir=own_pg_server.data_dir.parent)), table=table_prefix) as store:
+        dropped = store.defer_indexes()
+    status = json.loads(runner.invoke(db, ["status", *base, "--table", table_prefix]).output)
+    assert status["deferred_indexes"] == sorted(dropped) and "theorem-rag db restore-indexes" in status["hint"]
+    built = runner.invoke(db, ["restore-indexes", *base, "--table", table_prefix, "--maintenance-work-mem", "64MB"])
+    assert built.exit_code == 0 and all(name in built.output for name in dropped)
+    assert "deferred_indexes" not in json.loads(runner.invoke(db, ["status", *base, "--table", table_prefix]).output)
+    assert "no index was waiting" in runner.invoke(db, ["restore-indexes", *base, "--table", table_prefix]).output
 
     refused = runner.invoke(db, ["drop", *base, "--table", table_prefix])
     assert refused.exit_code != 0 and "--yes" in refused.output

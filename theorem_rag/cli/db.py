@@ -82,7 +82,29 @@ def status(data_dir: Path | None, database_url: str | None, table: str | None) -
         with TheoremStore(dsn, table=settings.table) as store:
             info["theorems"] = store.count()
             info["spaces"] = {s.name: {"dim": s.dim, "vectors": store.count_vectors(s.name)} for s in store.spaces()}
+            deferred = store.deferred_indexes()
+            if deferred:  # a bulk load stopped before building them again: searches work, but slowly
+                info["deferred_indexes"] = deferred
+                info["hint"] = "a bulk load dropped these indexes and did not build them again: theorem-rag db restore-indexes"
     click.echo(json.dumps(info, indent=2))
+
+
+@db.command("restore-indexes")
+@data_dir_option
+@url_option
+@table_option
+@click.option("--maintenance-work-mem", default="1GB", show_default=True, help="Memory for each index build.")
+@click.option("--parallel-workers", type=int, help="Extra processes per index build (default: the server's).")
+def restore_indexes(data_dir: Path | None, database_url: str | None, table: str | None, maintenance_work_mem: str,
+                    parallel_workers: int | None) -> None:  # fmt: skip
+    """Build the indexes a bulk load dropped (a load cut off before its end leaves them dropped)."""
+    from theorem_rag.db.server import resolve_dsn
+    from theorem_rag.db.store import TheoremStore
+
+    settings = _settings(data_dir, database_url, table)
+    with TheoremStore(resolve_dsn(settings), table=settings.table) as store:
+        built = store.restore_indexes(maintenance_work_mem, parallel_workers)
+    click.echo(f"built {', '.join(built)}" if built else "no index was waiting")
 
 
 @db.command()
