@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from psycopg import sql
 
+from theorem_rag.db import sqltext
 from theorem_rag.db.store import TheoremStore
 from theorem_rag.errors import InputError
 from theorem_rag.query_understanding.formula_keys import formula_keys
@@ -164,7 +165,7 @@ def test_deferred_indexes_are_built_again_as_they_were_even_by_another_process(s
     """A bulk load drops every secondary index of the statements table and builds each again at the end; the
     definitions wait in the database, so a store opened after a crash still builds them."""
     before = _index_definitions(store)
-    kept = {f"{store.names.theorems}_pkey", f"{store.names.theorems}_doc"}  # document writes need doc_id's
+    kept = {f"{store.names.theorems}_pkey", sqltext.doc_index_name(store.names)}  # document writes need doc_id's
     dropped = store.defer_indexes()
     assert set(dropped) == set(before) - kept and f"{store.names.theorems}_tsv" in dropped and len(dropped) >= 8
     assert set(_index_definitions(store)) == kept and store.deferred_indexes() == sorted(dropped)
@@ -184,8 +185,6 @@ def test_document_upsert_reads_only_the_vectors_of_its_statements(store):
     """The year sync after a document write goes through the statements' doc_id index to the vectors' primary key:
     with sequential scans disabled the plan has none on the vector table (it has no doc_id index, so the old
     join on ``v.doc_id`` had to scan it whole on every document write)."""
-    from theorem_rag.db import sqltext
-
     store.copy_theorems(THEOREMS)
     store.vector_space("toy", 8)
     store.write_vectors("toy", [t.id for t in THEOREMS], theorem_vectors())  # documents come after: no year yet

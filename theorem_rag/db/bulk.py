@@ -97,7 +97,7 @@ class BulkOps:
                 "SELECT c.relname, pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
                 "WHERE i.indrelid = to_regclass(%s) AND NOT i.indisprimary AND c.relname <> %s "
                 "AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid) ORDER BY 1",
-                [self.names.theorems, f"{self.names.theorems}_doc"],
+                [self.names.theorems, sqltext.doc_index_name(self.names)],
             ).fetchall()
             for name, definition in rows:
                 conn.execute(

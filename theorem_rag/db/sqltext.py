@@ -51,11 +51,12 @@ def text_array(items: Sequence[str]) -> str:
 
 def theorem_row(t: Theorem) -> list:
     """The values of ``WRITE_COLUMNS`` for one statement: what ``COPY`` writes (arrays as :func:`text_array`)."""
-    values = [
-        text_array(v) if c in _ARRAY_COLUMNS else Jsonb(v) if c == "meta" else v
-        for c, v in zip(THEOREM_COLUMNS, (getattr(t, c) for c in THEOREM_COLUMNS))
-    ]
-    return [*values, t.content_hash, text_array(formula_keys(t.body_expanded or t.body_latex))]
+    return [*map(_column_value, THEOREM_COLUMNS, [getattr(t, c) for c in THEOREM_COLUMNS]), t.content_hash,
+            text_array(formula_keys(t.body_expanded or t.body_latex))]
+
+
+def _column_value(column: str, value: object) -> object:
+    return text_array(value) if column in _ARRAY_COLUMNS else Jsonb(value) if column == "meta" else value
 
 
 def filter_clause(filters: Filters, alias: str, year_column: sql.Composable | None = None) -> tuple[sql.Composable, list]:
@@ -96,6 +97,11 @@ def create_space_table(names: Names, space: str, dim: int, half: bool) -> sql.Co
 def text_index_name(names: Names) -> str:
     """The full-text GIN index of the theorems table (schema v1 names it so)."""
     return f"{names.theorems}_tsv"
+
+
+def doc_index_name(names: Names) -> str:
+    """The theorems table's index on ``doc_id`` (schema v1 names it so): document writes find their statements by it."""
+    return f"{names.theorems}_doc"
 
 
 def create_text_index(names: Names) -> sql.Composed:

@@ -75,6 +75,11 @@ class VectorSpace:
     backend: str = "torch"
     index: str = "bit"
 
+    @property
+    def column_type(self) -> str:
+        """The SQL type of its embedding column: ``halfvec`` when stored in half precision, else ``vector``."""
+        return "halfvec" if self.half else "vector"
+
     def made_by(self, model: str | None, backend: str | None) -> bool:
         """Whether vectors of ``model`` run by ``backend`` belong in this space (an unrecorded or unknown model
         or backend is not compared).
@@ -230,7 +235,7 @@ class SpaceOps:
             raise ValueError(f"{len(ids)} ids, {len(arr)} vectors, {len(hashes) if hashes is not None else '-'} hashes")
         if len(set(ids)) != len(ids):
             raise ValueError("duplicate theorem ids in one write_vectors call")
-        typ = "halfvec" if sp.half else "vector"
+        typ = sp.column_type
         v, t, d = (sql.Identifier(x) for x in (self.names.vectors(space), self.names.theorems, self.names.documents))
         with self.connection() as conn, conn.transaction():
             conn.execute(
@@ -283,7 +288,7 @@ class SpaceOps:
         no_year = sorted({t.doc_id for t in items} - set(years))
         if no_year:
             raise InputError(f"years lacks documents of the batch: {', '.join(no_year[:5])}")
-        typ = "halfvec" if sp.half else "vector"
+        typ = sp.column_type
         copy_sql = sql.SQL("COPY {v} (theorem_id, content_hash, source, kind, doc_id, year, embedding) FROM STDIN "
                            "WITH (FORMAT BINARY)").format(v=sql.Identifier(self.names.vectors(space)))  # fmt: skip
         try:
