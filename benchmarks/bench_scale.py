@@ -266,7 +266,8 @@ def markdown(r: dict) -> str:
         f"{r['postgres']}; settings {', '.join(f'{k}={v}' for k, v in r['settings'].items())}.  ",
         f"Seed: {r['seed']['statements']:,} statements with slogans and vectors read from `{r['seed']['data_dir']}` "
         f"(space `{r['seed']['space']}`); corpus: {r['corpus']['rounds']:.2f} rounds, mix {r['corpus']['mix']}, "
-        f"noise {r['corpus']['noise']}, batches of {r['corpus']['batch_size']:,}.",
+        f"noise {r['corpus']['noise']}, batches of {r['corpus']['batch_size']:,}"
+        f"{', statements copied by %d connections at once' % r['corpus']['writers'] if 'writers' in r['corpus'] else ''}.",
         "",
         "Timings are wall-clock on a machine other jobs were using at the same time: read them as upper bounds.",
         "",
@@ -391,7 +392,7 @@ def growth(results: list[dict]) -> str:
 def build(store, corpus, args, settings, result: dict, step) -> None:
     """Load and index the corpus; record the load report and the sizes in ``result``."""
     report = load_corpus(store, corpus, SPACE, model=settings.embed_model, maintenance_work_mem=args.maintenance_work_mem,
-                         parallel_workers=args.parallel_workers, on_step=step, dense_index=args.dense_index,
+                         parallel_workers=args.parallel_workers, on_step=step, dense_index=args.dense_index, writers=args.writers,
                          hnsw_options={"m": args.hnsw_m, "ef_construction": args.ef_construction})  # fmt: skip
     result["load"] = {"rows": report.rows, "documents": report.documents, "seconds": report.seconds,
                       "load_seconds": report.load_seconds, "rows_per_second": report.rows_per_second}  # fmt: skip
@@ -416,6 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fresh", action="store_true", help="delete --data-dir first if it exists")
     p.add_argument("--keep", action="store_true", help="keep the benchmark's data folder afterwards")
     p.add_argument("--batch-size", type=int, default=20_000)
+    p.add_argument("--writers", type=int, default=2, help="statement COPYs at once (connections), each a part of a batch")
     p.add_argument("--mix", type=float, default=0.5)
     p.add_argument("--noise", type=float, default=0.1)
     p.add_argument("--seed", type=int, default=0)
@@ -484,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
     result["seed"] = {"data_dir": str(seed_dir), "space": args.seed_space, "statements": len(seed.theorems),
                       "documents": len(seed.documents), "read_seconds": time.perf_counter() - t0}  # fmt: skip
     result["corpus"] = {"rounds": args.n / len(seed.theorems), "mix": args.mix, "noise": args.noise,
-                        "batch_size": args.batch_size, "seed": args.seed}  # fmt: skip
+                        "batch_size": args.batch_size, "seed": args.seed, "writers": args.writers}  # fmt: skip
     print(f"seed: {len(seed.theorems):,} statements from {seed_dir} in {result['seed']['read_seconds']:.0f} s")
 
     pg_settings = {"shared_buffers": args.shared_buffers, "work_mem": args.work_mem,
@@ -501,7 +503,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.phase == "query":
         sampler.peaks.update(before["memory"]["steps"])
     sampler.start()
-    store = TheoremStore(dsn, timeout=120, pool_size=2)
+    store = TheoremStore(dsn, timeout=120, pool_size=max(2, args.writers + 1))
     if args.phase == "query":  # a newer schema (migrations of the code checked out now) is applied first, timed
         import psycopg
 

@@ -239,10 +239,13 @@ def load_corpus(
     on_step: Callable[[str], None] | None = None,
     dense_index: str | None = None,
     hnsw_options: dict | None = None,
+    writers: int = 2,
 ) -> LoadReport:
     """Bulk-load ``corpus`` into an empty index through the store: documents, statements by ``COPY`` with the
     secondary indexes of the statements table dropped (``defer_indexes``), vectors by binary ``COPY`` straight into
-    the space's table (``copy_vectors``), on a second connection while the next batch of statements is copied;
+    the space's table (``copy_vectors``), on a connection of its own while the next batch of statements is copied;
+    each batch's statements go in ``writers`` parts at once, each by one ``COPY`` on its own connection (one
+    server process parses and indexes the text of each, so one ``COPY`` at a time keeps one core busy at most);
     then those indexes (full-text, trigram, formula keys, ...) and the HNSW index are built (the lexicon is kept
     current by the store's triggers as the statements arrive).
 
@@ -257,6 +260,9 @@ def load_corpus(
 
     from theorem_rag.embed import embed_hash
 
+    if writers < 1 or writers + 1 > store.pool_size:
+        raise ValueError(f"writers must be 1 .. {store.pool_size - 1} (the store's pool_size less one for the "
+                         f"vectors), got {writers!r}")
     report = LoadReport(wall=0.0)
     step_started = on_step or (lambda name: None)
     step_started("load")
@@ -275,7 +281,8 @@ def load_corpus(
 
     batches = corpus.batches()
     previous = None
-    with ThreadPoolExecutor(1) as pool, tqdm(total=corpus.n, desc="load", unit="stmt", disable=not progress) as bar:
+    bar = tqdm(total=corpus.n, desc="load", unit="stmt", disable=not progress)
+    with ThreadPoolExecutor(1) as pool, ThreadPoolExecutor(writers) as copiers, bar:
         while True:
             t = time.perf_counter()
             batch = next(batches, None)
@@ -289,7 +296,11 @@ def load_corpus(
                 store.upsert_documents(batch.documents)
                 years.update((d.id, d.year) for d in batch.documents)
                 t1 = time.perf_counter()
-                store.copy_theorems(batch.theorems, batch.slogans)
+                size = -(-len(batch.theorems) // writers)
+                parts = [batch.theorems[i : i + size] for i in range(0, len(batch.theorems), size)]
+                for done in [copiers.submit(store.copy_theorems, part, {x.id: batch.slogans[x.id] for x in part if x.id in batch.slogans})
+                             for part in parts]:  # fmt: skip
+                    done.result()
                 secs["documents"] += t1 - t0
                 secs["theorems"] += time.perf_counter() - t1
                 report.rows += len(batch.theorems)
