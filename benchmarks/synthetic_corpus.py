@@ -239,13 +239,14 @@ def load_corpus(
     on_step: Callable[[str], None] | None = None,
     dense_index: str | None = None,
     hnsw_options: dict | None = None,
-    writers: int = 2,
+    writers: int = 1,
 ) -> LoadReport:
     """Bulk-load ``corpus`` into an empty index through the store: documents, statements by ``COPY`` with the
     secondary indexes of the statements table dropped (``defer_indexes``), vectors by binary ``COPY`` straight into
     the space's table (``copy_vectors``), on a connection of its own while the next batch of statements is copied;
-    each batch's statements go in ``writers`` parts at once, each by one ``COPY`` on its own connection (one
-    server process parses and indexes the text of each, so one ``COPY`` at a time keeps one core busy at most);
+    with ``writers`` > 1 each batch's statements go in that many parts at once, each by one ``COPY`` on its own
+    connection (one server process parses and indexes the text of a ``COPY``, so one at a time keeps one core
+    busy at most; on 2 cores two gained 14-26 % at 100k and nothing at 300k: ``benchmarks/results/scale_bulk``);
     then those indexes (full-text, trigram, formula keys, ...) and the HNSW index are built (the lexicon is kept
     current by the store's triggers as the statements arrive).
 
