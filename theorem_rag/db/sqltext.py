@@ -205,9 +205,10 @@ MAX_DF_SHARE = 0.2
 # best RANK_CAP of them by IDF share get the (costlier) ts_rank_cd tie-breaker. Both bound the work per query
 # whatever the size of the index. Each candidate costs a heap row and its (often TOASTed) vector: at 20,000 the
 # full index's slowest slogan queries scored 12,000 rows by a sequential scan (full-text p95 113 ms); at 5,000 the
-# dev-set table is unchanged (hybrid, every metric within 0.0025) and the p95 is 51 ms; 3,000 and 2,000 lose 1-2
-# of the 80 Stacks slogan queries (benchmarks/results/text_budget/).
-CANDIDATE_BUDGET = 5_000
+# dev-set table is unchanged (hybrid, every metric within 0.0025) and the p95 is 51 ms; at 4,000 still within
+# 0.0025 of 5,000's, full-text p50 -14 %; 3,000 and 2,000 lose 1-2 of the 80 Stacks slogan queries
+# (benchmarks/results/text_budget/).
+CANDIDATE_BUDGET = 4_000
 RANK_CAP = 2_000
 # ts_rank_cd(tsv, query, 1) of a long OR query stays below this on the corpora (max 1.8 over 16,051 matches of
 # "scheme | morphism | let | finite"; 99th percentile 0.45): the bound that decides which candidates can still
