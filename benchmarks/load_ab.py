@@ -1,0 +1,36 @@
+"""The bulk load alone (no index builds) of N synthetic statements, with the code of a given tree: for side-by-side
+comparisons of two versions of the load in one sitting (``bench_scale.py`` builds and queries too).
+
+    python benchmarks/load_ab.py TREE N WRITERS DATA_DIR [SEED_DATA_DIR]
+
+TREE is a checkout of this repository (a worktree of another commit); WRITERS 0 calls ``load_corpus`` without the
+argument (for code older than it). Prints one RESULT line; DATA_DIR is deleted first.
+"""
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+tree, n, writers, data = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4])
+seed_dir = Path(sys.argv[5]) if len(sys.argv) > 5 else Path(os.environ["THEOREM_RAG_DATA_DIR"])
+sys.path[:0] = [str(tree / "benchmarks"), str(tree)]
+
+import bench_scale  # noqa: E402
+from synthetic_corpus import SyntheticCorpus, load_corpus  # noqa: E402
+
+from theorem_rag.db.store import TheoremStore  # noqa: E402
+
+shutil.rmtree(data, ignore_errors=True)
+data.mkdir(parents=True)
+seed = bench_scale.read_seed(seed_dir, bench_scale.SPACE, None)
+server, dsn, _, _ = bench_scale.start_server(data, {"shared_buffers": "1GB", "maintenance_work_mem": "2GB"})
+store = TheoremStore(dsn, timeout=120, pool_size=4)
+store.migrate()
+start_load = os.getloadavg()[0]
+report = load_corpus(store, SyntheticCorpus(seed, n), bench_scale.SPACE, model="m", build_indexes=False,
+                     progress=False, **({"writers": writers} if writers else {}))  # fmt: skip
+print(f"RESULT tree={tree.name} writers={writers or 'old'} rows/s={report.rows_per_second:,.0f} "
+      f"theorems={report.seconds['theorems']:.1f}s load={report.load_seconds:.1f}s loadavg_start={start_load:.2f}")
+store.close()
+server.stop()
