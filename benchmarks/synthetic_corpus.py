@@ -299,8 +299,10 @@ def load_corpus(
                 t1 = time.perf_counter()
                 size = -(-len(batch.theorems) // writers)
                 parts = [batch.theorems[i : i + size] for i in range(0, len(batch.theorems), size)]
-                for done in [copiers.submit(store.copy_theorems, part, {x.id: batch.slogans[x.id] for x in part if x.id in batch.slogans})
-                             for part in parts]:  # fmt: skip
+                slogans = batch.slogans
+                copies = [copiers.submit(store.copy_theorems, part, {x.id: slogans[x.id] for x in part if x.id in slogans})
+                          for part in parts]  # fmt: skip
+                for done in copies:
                     done.result()
                 secs["documents"] += t1 - t0
                 secs["theorems"] += time.perf_counter() - t1

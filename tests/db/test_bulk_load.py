@@ -102,7 +102,7 @@ def test_load_corpus_through_the_bulk_path(store, seed):
     assert ref == [[h.theorem_id for h in store.exact_search("bench", q, k=5)] for q in qvecs]
 
 
-def test_load_corpus_copies_each_batch_in_parts_at_once(store, seed):
+def test_load_corpus_copies_each_batch_in_parts_at_once(store, seed, monkeypatch):
     import threading
 
     parts, lock, both = [], threading.Lock(), threading.Barrier(2, timeout=10)
@@ -114,14 +114,13 @@ def test_load_corpus_copies_each_batch_in_parts_at_once(store, seed):
         both.wait()  # the two parts of a batch are copied at the same time, or this times out
         return copy(theorems, slogans)
 
-    store.copy_theorems = spy
+    monkeypatch.setattr(store, "copy_theorems", spy)
     corpus = SyntheticCorpus(seed, 14, batch_size=7)
     report = load_corpus(store, corpus, "bench", progress=False, build_indexes=False, writers=2)
     assert (report.rows, store.count(), store.count_vectors("bench")) == (14, 14, 14)
     assert sorted(len(ids) for ids, _ in parts) == [3, 3, 4, 4]
     assert sorted(i for ids, _ in parts for i in ids) == sorted(i for b in corpus.batches() for i in b.ids)
     assert all(set(slogans) == set(ids) for ids, slogans in parts)  # each part brings its own slogans
-    store.copy_theorems = copy
     with pytest.raises(ValueError, match="writers must be"):
         load_corpus(store, corpus, "bench", progress=False, writers=store.pool_size)
 
