@@ -173,3 +173,35 @@ def test_mcp_tools_share_the_admission(integ):
             assert results[0].structured_content["results"][0]["id"] == "planetmath:Bijection"
 
     anyio.run(main)
+
+
+def test_a_search_and_its_assessment_take_one_admission(integ):
+    """REST and MCP run a search and the assessment of its results as one unit of work: admitted once, one slot.
+    As two calls a request holding its results queued again behind new arrivals, and a full server refused it."""
+    import anyio
+    from mcp import Client
+
+    from theorem_rag.api.app import create_app
+    from theorem_rag.mcp_server.server import build_server
+    from theorem_rag.serving.service import SearchService
+
+    app = create_app(integ[0], search_threads=1, search_queue=0)
+    admission = app.state.service.admission
+    with serving(app) as url, httpx.Client(base_url=url, timeout=120) as c:
+        for level in ("theorem", "paper"):
+            before = admission.admitted_total
+            r = c.get("/search", params={"q": "bijection", "k": 3, "level": level})
+            assert r.status_code == 200 and "confident" in r.json()
+            assert admission.admitted_total - before == 1, level
+
+    service = SearchService(integ[0], slots=1, queue=0)
+
+    async def main():
+        async with Client(build_server(integ[0], service=service)) as client:
+            for paper_level in (False, True):
+                before = service.admission.admitted_total
+                done = await client.call_tool("search_theorems", {"query": "bijection", "k": 1, "paper_level": paper_level})
+                assert not done.is_error and "confident" in done.structured_content
+                assert service.admission.admitted_total - before == 1, paper_level
+
+    anyio.run(main)

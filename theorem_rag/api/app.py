@@ -188,15 +188,13 @@ def create_app(
 
     async def do_search(req: SearchRequest) -> SearchResponse:
         k = search.k if req.k is None else req.k
+        found, assessment = await service.search_assessed(req.query, req.k, paper_level=req.level == "paper",
+                                                          **req.filters())  # fmt: skip
         if req.level == "paper":
-            papers = await run(search.search_papers, req.query, req.k, query=req.query, **req.filters())
-            assessment = await run(search.assess, req.query, papers)
             return SearchResponse(query=req.query, level="paper", k=k,
-                                  papers=[PaperHitOut.from_paper_hit(p) for p in papers]).assessed(assessment)  # fmt: skip
-        hits = await run(search.search, req.query, req.k, query=req.query, **req.filters())
-        assessment = await run(search.assess, req.query, hits)
+                                  papers=[PaperHitOut.from_paper_hit(p) for p in found]).assessed(assessment)  # fmt: skip
         return SearchResponse(query=req.query, level="theorem", k=k,
-                              results=[HitOut.from_hit(h) for h in hits]).assessed(assessment)
+                              results=[HitOut.from_hit(h) for h in found]).assessed(assessment)
 
     @app.get("/health", tags=["service"])
     async def health() -> JSONResponse:

@@ -103,15 +103,12 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
         """Search theorems, lemmas and definitions by meaning; results carry id, statement, slogan and url."""
         filters = FilterFields(sources=sources, kinds=kinds, papers=papers, year_min=year_min, year_max=year_max,
                                categories=categories).filters()
+        found, assessment = await _guarded(service.search_assessed(query, k, paper_level=paper_level, **filters))
         if paper_level:
-            papers_found = await _guarded(run(search.search_papers, query, k, query=query, **filters))
-            assessment = await _guarded(run(search.assess, query, papers_found))
             return SearchResponse(query=query, level="paper", k=k,
-                                  papers=[PaperHitOut.from_paper_hit(p) for p in papers_found]).assessed(assessment)  # fmt: skip
-        hits = await _guarded(run(search.search, query, k, query=query, **filters))
-        assessment = await _guarded(run(search.assess, query, hits))
+                                  papers=[PaperHitOut.from_paper_hit(p) for p in found]).assessed(assessment)  # fmt: skip
         return SearchResponse(query=query, level="theorem", k=k,
-                              results=[HitOut.from_hit(h) for h in hits]).assessed(assessment)
+                              results=[HitOut.from_hit(h) for h in found]).assessed(assessment)
 
     @server.tool(annotations=read_only)
     async def find_premises(

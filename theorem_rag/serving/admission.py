@@ -57,6 +57,7 @@ class Admission:
             raise InputError(f"max_wait must be positive, got {max_wait!r}")
         self.slots, self.queue, self.max_wait = slots, queue, max_wait
         self.inside = 0  # requests admitted and not yet answered
+        self.admitted_total = 0  # admissions so far (a server call each)
         self.refused = 0  # refused at the door (full)
         self.timed_out = 0  # admitted, but no slot within max_wait
         self._limiter: anyio.CapacityLimiter | None = None
@@ -82,6 +83,7 @@ class Admission:
             raise Overloaded(f"the server is busy ({self.running} searches running, {self.inside - self.running} "
                              f"waiting); retry in {self._retry_after()} s", self._retry_after())  # fmt: skip
         self.inside += 1
+        self.admitted_total += 1
         try:
             yield
         finally:
