@@ -70,18 +70,18 @@ class SearchService:
                 return await call_with_deadline(self._in_thread(fn, vectors), *args, deadline=until, **kwargs)
 
     async def search_assessed(self, query: str, k: int | None, *, paper_level: bool = False,
-                              until: float | None = None, **filters: Any) -> tuple[list, Any]:  # fmt: skip
+                              **filters: Any) -> tuple[list, Any]:  # fmt: skip
         """What a server answers a search with: the results (``search_papers`` when ``paper_level``) and their
-        ``assess`` ment, computed in one :meth:`call`: one admission, one slot, one pinned connection. As two calls,
-        a request holding its results queued again for a slot to assess them, behind new arrivals, and a full
-        server refused it then, its search done for nothing."""
+        assessment (``assess``), computed in one :meth:`call`: one admission, one slot, one pinned connection. As
+        two calls, a request holding its results queued again for a slot to assess them, behind new arrivals, and
+        a full server refused it then, its search done for nothing."""
         search = self.search
 
         def both() -> tuple[list, Any]:
             found = (search.search_papers if paper_level else search.search)(query, k, **filters)
             return found, search.assess(query, found)
 
-        return await self.call(both, query=query, until=until)
+        return await self.call(both, query=query)
 
     def _in_thread(self, fn: Callable[..., Any], vectors: dict[str, Any]) -> Callable[..., Any]:
         """``fn`` as the worker thread runs it: with the query vectors at hand, and on one pinned database
