@@ -175,9 +175,10 @@ def test_mcp_tools_share_the_admission(integ):
     anyio.run(main)
 
 
-def test_a_search_and_its_assessment_take_one_admission(integ):
-    """REST and MCP run a search and the assessment of its results as one unit of work: admitted once, one slot.
-    As two calls a request holding its results queued again behind new arrivals, and a full server refused it."""
+def test_each_request_takes_one_admission(integ):
+    """REST and MCP run a search and the assessment of its results, or a statement with its neighbours and
+    document, or a document with its statements, as one unit of work: admitted once, one slot. As several calls a
+    request holding part of its answer queued again behind new arrivals, and a full server refused it."""
     import anyio
     from mcp import Client
 
@@ -193,6 +194,11 @@ def test_a_search_and_its_assessment_take_one_admission(integ):
             r = c.get("/search", params={"q": "bijection", "k": 3, "level": level})
             assert r.status_code == 200 and "confident" in r.json()
             assert admission.admitted_total - before == 1, level
+        for path in ("/theorems/planetmath:Bijection", "/papers/" + r.json()["papers"][0]["id"], "/theorems/x:none"):
+            before = admission.admitted_total
+            r = c.get(path)
+            assert r.status_code == (404 if path.endswith("none") else 200), path
+            assert admission.admitted_total - before == 1, path
 
     service = SearchService(integ[0], slots=1, queue=0)
 
@@ -203,5 +209,11 @@ def test_a_search_and_its_assessment_take_one_admission(integ):
                 done = await client.call_tool("search_theorems", {"query": "bijection", "k": 1, "paper_level": paper_level})
                 assert not done.is_error and "confident" in done.structured_content
                 assert service.admission.admitted_total - before == 1, paper_level
+            doc_id = done.structured_content["papers"][0]["id"]
+            for tool, args in (("get_theorem", {"id": "planetmath:Bijection"}), ("get_paper", {"id": doc_id})):
+                before = service.admission.admitted_total
+                done = await client.call_tool(tool, args)
+                assert not done.is_error and done.structured_content["id"] in ("planetmath:Bijection", doc_id), tool
+                assert service.admission.admitted_total - before == 1, tool
 
     anyio.run(main)

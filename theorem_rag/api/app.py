@@ -256,13 +256,10 @@ def create_app(
     async def theorem(theorem_id: Annotated[str, Path(description="e.g. stacks:00DV")]) -> TheoremOut:
         """One statement with its slogan, proof, citations (line, ``\\cite`` + BibTeX, Markdown), provenance, and
         its neighbours in the proof graph: ``uses`` (what its proof cites) and ``used_by``."""
-        until = service.deadline()
-        hit = await run(search.get_theorem, theorem_id, until=until)
-        if hit is None:
+        page = await service.theorem_page(theorem_id)
+        if page is None:
             raise HTTPException(404, f"no theorem with id {theorem_id!r}")
-        neighbours = await run(search.neighbours, theorem_id, until=until)
-        document = await run(search.get_document, hit.theorem.doc_id, until=until)
-        return TheoremOut.from_record(hit, neighbours, document)
+        return TheoremOut.from_record(*page)
 
     @app.get("/papers/{doc_id:path}", response_model=PaperOut, tags=["records"], dependencies=auth)
     async def paper(
@@ -270,11 +267,10 @@ def create_app(
         limit: Annotated[int, Query(ge=1, le=max_paper_theorems, description="Statements listed at most.")] = 100,
     ) -> PaperOut:
         """A document (paper, chapter, entry) with its statements in source order."""
-        until = service.deadline()
-        doc = await run(search.get_document, doc_id, until=until)
-        if doc is None:
+        page = await service.paper_page(doc_id, limit)
+        if page is None:
             raise HTTPException(404, f"no paper or document with id {doc_id!r}")
-        theorems = await run(search.theorems_of, doc_id, limit, until=until)
+        doc, theorems = page
         return PaperOut(**DocumentOut.from_document(doc).model_dump(),
                         theorems=[TheoremSummary.from_theorem(t) for t in theorems])  # fmt: skip
 

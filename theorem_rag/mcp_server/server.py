@@ -135,12 +135,10 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
     ) -> TheoremOut:
         """The full record of one statement: LaTeX, proof, slogan, kind, number, name, document, url, citations
         (line, the source's \\cite with its BibTeX entry, Markdown), and the ids it uses / is used by in proofs."""
-        hit = await _guarded(run(search.get_theorem, id))
-        if hit is None:
+        page = await _guarded(service.theorem_page(id))
+        if page is None:
             raise ToolError(f"no theorem with id {id!r}; ids come from search_theorems results")
-        neighbours = await _guarded(run(search.neighbours, id))
-        document = await _guarded(run(search.get_document, hit.theorem.doc_id))
-        return TheoremOut.from_record(hit, neighbours, document)
+        return TheoremOut.from_record(*page)
 
     @server.tool(annotations=read_only)
     async def get_paper(
@@ -148,11 +146,10 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
         limit: Annotated[int, Field(ge=1, le=max_paper_theorems, description="Statements listed at most.")] = 50,
     ) -> PaperOut:
         """A paper, chapter or encyclopedia entry with its statements in source order."""
-        until = service.deadline()
-        doc = await _guarded(run(search.get_document, id, until=until))
-        if doc is None:
+        page = await _guarded(service.paper_page(id, limit))
+        if page is None:
             raise ToolError(f"no paper or document with id {id!r}; ids are the 'doc_id' of search results")
-        theorems = await _guarded(run(search.theorems_of, id, limit, until=until))
+        doc, theorems = page
         return PaperOut(**DocumentOut.from_document(doc).model_dump(),
                         theorems=[TheoremSummary.from_theorem(t) for t in theorems])  # fmt: skip
 

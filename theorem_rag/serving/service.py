@@ -58,12 +58,12 @@ class SearchService:
         """The deadline of a request starting now, on ``anyio.current_time()``'s clock."""
         return anyio.current_time() + self.request_timeout if self.request_timeout else math.inf
 
-    async def call(self, fn: Callable[..., Any], *args: Any, query: str | None = None, until: float | None = None,
-                   **kwargs: Any) -> Any:  # fmt: skip
-        """``fn(*args, **kwargs)`` in a worker thread, admitted, in a slot, before ``until`` (default: a new
-        request's deadline). With ``query``, its embedding is computed first in a shared batch and handed to
-        the thread, so ``fn`` finds it instead of calling the model."""
-        until = self.deadline() if until is None else until
+    async def call(self, fn: Callable[..., Any], *args: Any, query: str | None = None, **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)`` in a worker thread, admitted, in a slot, before the request's deadline. With
+        ``query``, its embedding is computed first in a shared batch and handed to the thread, so ``fn`` finds it
+        instead of calling the model. One request is one call: work that belongs together goes in one ``fn``
+        (:meth:`search_assessed`, :meth:`theorem_page`, :meth:`paper_page`), so a request is admitted once."""
+        until = self.deadline()
         async with self.admission.admitted():
             vectors = await self._embed(query)
             async with self.admission.slot(until):
@@ -82,6 +82,30 @@ class SearchService:
             return found, search.assess(query, found)
 
         return await self.call(both, query=query)
+
+    async def theorem_page(self, theorem_id: str) -> tuple[Any, Any, Any] | None:
+        """A statement (``get_theorem``), its neighbours in the proof graph and its document, in one :meth:`call`
+        (None: no such statement), for the same reason as :meth:`search_assessed`."""
+        search = self.search
+
+        def page() -> tuple[Any, Any, Any] | None:
+            hit = search.get_theorem(theorem_id)
+            if hit is None:
+                return None
+            return hit, search.neighbours(theorem_id), search.get_document(hit.theorem.doc_id)
+
+        return await self.call(page)
+
+    async def paper_page(self, doc_id: str, limit: int) -> tuple[Any, list] | None:
+        """A document and its first ``limit`` statements in source order, in one :meth:`call` (None: no such
+        document)."""
+        search = self.search
+
+        def page() -> tuple[Any, list] | None:
+            document = search.get_document(doc_id)
+            return None if document is None else (document, search.theorems_of(doc_id, limit))
+
+        return await self.call(page)
 
     def _in_thread(self, fn: Callable[..., Any], vectors: dict[str, Any]) -> Callable[..., Any]:
         """``fn`` as the worker thread runs it: with the query vectors at hand, and on one pinned database
