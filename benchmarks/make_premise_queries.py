@@ -18,22 +18,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import re
 from pathlib import Path
 
+from theorem_rag.retrieval.premise_head import query_text
 from theorem_rag.training.pairs import in_training_split
 
 KINDS = ("lemma", "proposition", "theorem")  # what the dev file's queries are
-_REFERENCE = re.compile(r"\\begin\{reference\}.*?\\end\{reference\}\s*", re.S)
-
-
-def query_text(body_latex: str) -> str:
-    """A statement's LaTeX as the dev file gives it: without its ``reference`` block, stripped.
-
-    >>> query_text("\\\\begin{reference}\\n\\\\cite{X}\\n\\\\end{reference}\\nLet $x$ be.\\n")
-    'Let $x$ be.'
-    """
-    return _REFERENCE.sub("", body_latex).strip()
 
 
 def premise_queries(theorems: list[dict], dev_ids: set[str], limit: int) -> list[dict]:

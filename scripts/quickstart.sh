@@ -5,10 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CORPORA="${THEOREM_RAG_CORPORA:-../shared/corpora}"
+EVAL="${THEOREM_RAG_EVAL_DIR:-../shared/eval}"
 export HF_HUB_OFFLINE=1 LITELLM_LOCAL_MODEL_COST_MAP=True TOKENIZERS_PARALLELISM=false OMP_WAIT_POLICY=PASSIVE
 bash scripts/setup.sh
 trag=.venv/bin/theorem-rag
 $trag corpus parse "$CORPORA"/{stacks,planetmath,openlogic,napkin,hott,lebl-ra,papers} --out data/records
 $trag index build --records data/records
+# The premise head learns from the proof graph what proofs cite; the proofs of evaluation queries stay unread.
+if [ -d "$EVAL" ]; then $trag model premise-head --eval-dir "$EVAL"; else $trag model premise-head --no-eval-exclusion; fi
 $trag search "a local ring has a unique maximal ideal" -k 5
 $trag search "1-1 correspondence" -k 3

@@ -68,6 +68,7 @@ class TheoremSearch:
         extra_spaces: Sequence[str] = (),
         understand: bool = True,
         parallel_text: bool = True,
+        premise_head: bool = True,
     ) -> None:
         from theorem_rag.embed import SentenceTransformerEmbedding
         from theorem_rag.retrieval.retriever import TheoremRetriever
@@ -77,13 +78,14 @@ class TheoremSearch:
         self._options = dict(space=space, k=k, max_k=max_k, pool=pool, ef_search=ef_search,
                              iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, reranker=reranker,
                              max_query_chars=max_query_chars, extra_spaces=tuple(extra_spaces),
-                             understand=understand, parallel_text=parallel_text)  # fmt: skip
+                             understand=understand, parallel_text=parallel_text,
+                             premise_head=premise_head)  # fmt: skip
         self._built: set[str] = set()
         self.retriever = TheoremRetriever(
             store, SentenceTransformerEmbedding(embedder), space, k=k, pool=max(pool, max_k), ef_search=ef_search,
             iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, max_query_chars=max_query_chars,
             extra_spaces=extra_spaces, reranker=reranker, rerank_depth=max_k, understand=understand,
-            parallel_text=parallel_text,
+            parallel_text=parallel_text, premise_head=premise_head,
         )  # fmt: skip
 
     @classmethod
@@ -210,6 +212,22 @@ class TheoremSearch:
         >>> search.premises("Let $A$ be a Noetherian ring. Then $A[x]$ is Noetherian.", k=5)   # doctest: +SKIP
         """
         return self.premises_batch([statement], k, **filters)[0]
+
+    def fit_premise_head(self, *, holdout: Sequence[str] = (), queries: int = 1000, seed: int = 0,
+                         progress: Any = None) -> dict[str, Any]:  # fmt: skip
+        """Fit the premise head on the proof graph of the index and store it there; :meth:`premises` uses it from
+        the next call. ``holdout``: statements whose proofs it must never read (the statements of evaluation
+        queries); ``queries``: training statements (seeded sample, 0 for all). Returns the stored head (weights,
+        holdout, and what the fit saw in ``meta``). See :mod:`theorem_rag.retrieval.premise_head`.
+        """
+        from theorem_rag.retrieval.premise_head import fit_head
+
+        self._check_built()
+        retriever = self.premise_retriever().with_options(premise_head=False)
+        head = fit_head(retriever, self.store, holdout=holdout, queries=queries, seed=seed,
+                        **({"progress": progress} if progress is not None else {}))  # fmt: skip
+        self.store.save_premise_head(head.to_dict())
+        return head.to_dict()
 
     def search_papers(self, query: str, k: int | None = None, **filters: Any) -> list[PaperHit]:
         """Paper-level results: documents ranked by their best matching statements."""

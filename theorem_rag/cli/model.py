@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from theorem_rag.cli.index import settings_from, with_db_options
 from theorem_rag.config import DEFAULT_BASE_MODEL
 
 
@@ -140,3 +141,46 @@ def card_command(model_dir, metrics) -> None:
     (model_dir / "README.md").write_text(model_card(model_dir.name, meta, meta.get("pair_report", ""), text),
                                          encoding="utf-8")
     click.echo(f"wrote {model_dir / 'README.md'}")
+
+
+@model.command("premise-head")
+@eval_option
+@click.option("--queries", type=click.IntRange(min=0), default=1000, show_default=True,
+              help="Training statements (a seeded sample of the training split; 0 for all).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--no-eval-exclusion", is_flag=True, help="Fit without --eval-dir (the head may then read the proofs "
+              "of evaluation queries: never for an evaluation).")
+@click.option("--clear", is_flag=True, help="Remove the index's premise head (premise search ranks by text alone).")
+@with_db_options
+def premise_head_command(eval_dir, queries, seed, no_eval_exclusion, clear, database_url, table, data_dir, embed_model,
+                         embed_field) -> None:  # fmt: skip
+    """Fit the premise head of the index: premise search then widens and reorders its text ranking with what the
+    proofs near the statement cite (training split of the proof references only)."""
+    from theorem_rag.db.store import StoreUnavailable
+    from theorem_rag.errors import InputError
+    from theorem_rag.search import IndexNotBuilt, TheoremSearch
+    from theorem_rag.training.pairs import EvalExclusions
+
+    engine = TheoremSearch.from_settings(settings_from(database_url=database_url, table=table, data_dir=data_dir,
+                                                       embed_model=embed_model, embed_field=embed_field))  # fmt: skip
+    if clear:
+        engine.store.save_premise_head(None)
+        click.echo("removed the premise head: premise search ranks by text alone")
+        return
+    if eval_dir is None and not no_eval_exclusion:
+        raise click.UsageError("give --eval-dir (the proof-reference queries whose proofs the head must not read), "
+                               "or --no-eval-exclusion")  # fmt: skip
+    holdout = sorted(EvalExclusions.from_dir(eval_dir).proof_queries)
+    from tqdm import tqdm
+
+    try:
+        head = engine.fit_premise_head(holdout=holdout, queries=queries, seed=seed,
+                                       progress=lambda xs: tqdm(xs, desc="premise head", unit="statement"))  # fmt: skip
+    except (InputError, IndexNotBuilt, StoreUnavailable) as e:
+        raise click.ClickException(str(e)) from e
+    meta = head["meta"]
+    click.echo(f"fitted the premise head on {meta['queries']:,} statements ({meta['candidates']:,} candidates, "
+               f"{meta['cited_candidates']:,} cited) in {meta['seconds']} s; {meta['holdout']:,} held out")
+    for name, w in zip(head["features"], head["weights"]):
+        click.echo(f"  {name:22s} {w:+.3f}")
+    click.echo(f"  {'(bias)':22s} {head['bias']:+.3f}")

@@ -97,6 +97,11 @@ class Names:
         """Indexes dropped for a bulk load, with their definitions, until they are built again."""
         return f"{self.prefix}_deferred_indexes"
 
+    @property
+    def premise_head(self) -> str:
+        """The fitted premise head (one row): its weights and the statements whose proofs it must not read."""
+        return f"{self.prefix}_premise_head"
+
     def vectors(self, space: str) -> str:
         return f"{self.prefix}_vec_{check_space(space)}"
 
@@ -105,4 +110,4 @@ class Names:
 
     def fixed_tables(self) -> list[str]:
         """Tables created by migrations, in an order safe for dropping (dependents first)."""
-        return [self.deferred_indexes, self.counts, self.lexicon, self.feedback, self.slogan_cache, self.spaces, self.theorems, self.documents, self.version]
+        return [self.premise_head, self.deferred_indexes, self.counts, self.lexicon, self.feedback, self.slogan_cache, self.spaces, self.theorems, self.documents, self.version]

@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12]
+[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13]
 """
 
 from __future__ import annotations
@@ -203,6 +203,15 @@ def _v12(n: Names) -> list[sql.Composed]:
     ]  # fmt: skip
 
 
+def _v13(n: Names) -> list[sql.Composed]:
+    """The premise head fitted on the proof graph (``theorem-rag model premise-head``): one row, its weights and
+    holdout as JSON."""
+    return [
+        sql.SQL("CREATE TABLE IF NOT EXISTS {h} (id smallint PRIMARY KEY CHECK (id = 1), head jsonb NOT NULL, "
+                "fitted_at timestamptz NOT NULL DEFAULT now())").format(h=sql.Identifier(n.premise_head))
+    ]  # fmt: skip
+
+
 # (version, description, statements): append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
@@ -216,6 +225,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (10, "trigram index on lower(label) (definition look-ups by label)", _v10),
     (11, "spaces.index_kind: the kind of a space's HNSW index (bit, halfvec)", _v11),
     (12, "deferred_indexes: indexes a bulk load dropped, until they are built again", _v12),
+    (13, "premise_head: the fitted premise head (weights, holdout)", _v13),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -31,6 +31,7 @@ from theorem_rag.db.bulk import BulkOps, RelationSize
 from theorem_rag.db.cancel import tracked
 from theorem_rag.db.lookup import LookupOps
 from theorem_rag.db.names import Names
+from theorem_rag.db.proof_graph import ProofGraphOps
 from theorem_rag.db.schema import migrate
 from theorem_rag.db.side_tables import SideTableOps
 from theorem_rag.db.vectors import SpaceOps, StoreUnavailable, VectorSpace
@@ -66,7 +67,7 @@ def _configure(conn: psycopg.Connection, statement_timeout: float = 0) -> None:
         conn.execute("SELECT set_config('statement_timeout', %s, false)", [f"{max(1, round(statement_timeout * 1000))}ms"])
 
 
-class TheoremStore(SpaceOps, SideTableOps, BulkOps, LookupOps):
+class TheoremStore(SpaceOps, SideTableOps, BulkOps, LookupOps, ProofGraphOps):
     """Statements, documents and embedding spaces in PostgreSQL under one table prefix.
 
     >>> TheoremStore("dbname=theorem_rag", table="theorems").names.documents

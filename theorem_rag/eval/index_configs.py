@@ -33,7 +33,7 @@ class EvalIndex:
         self._searches: dict[tuple, Any] = {}
 
     def search(self, field: str, *, hybrid: bool, reranker: Any = None, extra_fields: tuple[str, ...] = (),
-               understand: bool | None = None) -> Any:  # fmt: skip
+               understand: bool | None = None, premise_head: bool = True) -> Any:  # fmt: skip
         """A TheoremSearch over the space of ``field`` (built once per combination), fusing ``extra_fields``.
 
         Query understanding follows the settings for the hybrid configurations (what the CLI, API and app run)
@@ -46,12 +46,13 @@ class EvalIndex:
 
         if understand is None:
             understand = hybrid and self.settings.query_understanding
-        key = (field, hybrid, reranker is not None, extra_fields, understand)
+        key = (field, hybrid, reranker is not None, extra_fields, understand, premise_head)
         if key not in self._searches:
             model = self.settings.embed_model
             self._searches[key] = self.base.with_options(
                 space=space_name(model, field), hybrid=hybrid, reranker=reranker,
                 extra_spaces=tuple(space_name(model, f) for f in extra_fields), understand=understand,
+                premise_head=premise_head,
             )  # fmt: skip
         return self._searches[key]
 
@@ -133,14 +134,24 @@ class PremiseSearcher:
 
 
 @register_config("premises", "premise search: the statement embedded as a premise query over the slogans, fused with "
-                 "full-text search (RRF), no query understanding, the statement itself left out", needs_index=True)  # fmt: skip
+                 "full-text search (RRF), no query understanding, the statement itself left out; reordered and "
+                 "widened by the index's premise head when one is fitted", needs_index=True)  # fmt: skip
 def _premises(settings: Any, context: EvalContext) -> Any:
     index = _index(context, "premises")
     return PremiseSearcher("premises", index.search(settings.embed_field, hybrid=True, understand=False))
 
 
+@register_config("premises-text", "premise search by text alone: as premises, without the premise head",
+                 needs_index=True)  # fmt: skip
+def _premises_text(settings: Any, context: EvalContext) -> Any:
+    index = _index(context, "premises-text")
+    return PremiseSearcher("premises-text", index.search(settings.embed_field, hybrid=True, understand=False,
+                                                         premise_head=False))  # fmt: skip
+
+
 @register_config("premises-dense", "premise search, dense ranking only (the premise-embedded statement over the "
-                 "slogans)", needs_index=True)  # fmt: skip
+                 "slogans), no premise head", needs_index=True)  # fmt: skip
 def _premises_dense(settings: Any, context: EvalContext) -> Any:
     index = _index(context, "premises-dense")
-    return PremiseSearcher("premises-dense", index.search(settings.embed_field, hybrid=False, understand=False))
+    return PremiseSearcher("premises-dense", index.search(settings.embed_field, hybrid=False, understand=False,
+                                                          premise_head=False))  # fmt: skip

@@ -37,6 +37,7 @@ from theorem_rag.query_understanding.names import (
 )  # fmt: skip
 from theorem_rag.records import Hit, PaperHit
 from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
+from theorem_rag.retrieval.premise_head import TEXT_DEPTH, PremiseHead, rerank
 from theorem_rag.retrieval.routing import PROMOTED, Routing, did_you_mean, route
 
 # Weight of the full-text ranking in the fusion (dense weight 1): keyword queries ("Zorn lemma") are where slogan
@@ -140,7 +141,9 @@ class TheoremRetriever(BaseRetriever):
     ``mode="premises"`` ranks what a proof of the query (a statement in LaTeX, a goal in words, or a statement id
     such as ``stacks:0D09``, which stands for its text) is likely to use: the query is embedded as a premise query
     (the model's premise instruction, see :meth:`~theorem_rag.embed.Embedder.embed_premise_queries`), query
-    understanding is off whatever ``understand`` says, and the statement itself is left out of the results.
+    understanding is off whatever ``understand`` says, and the statement itself is left out of the results. When
+    the index has a fitted premise head (``theorem-rag model premise-head``) and ``premise_head`` is on, the head
+    reorders and widens the text ranking with the proof graph (:mod:`~theorem_rag.retrieval.premise_head`).
     """
 
     def __init__(
@@ -164,6 +167,7 @@ class TheoremRetriever(BaseRetriever):
         understand: bool = True,
         parallel_text: bool = True,
         mode: str = "search",
+        premise_head: bool = True,
         **kwargs: Any,
     ) -> None:
         if mode not in MODES:
@@ -180,6 +184,7 @@ class TheoremRetriever(BaseRetriever):
         self.understand = understand
         self.parallel_text = parallel_text
         self.mode = mode
+        self.premise_head = premise_head
         super().__init__(**kwargs)
 
     def options(self) -> dict[str, Any]:
@@ -189,7 +194,7 @@ class TheoremRetriever(BaseRetriever):
             rrf_k=self.rrf_k, filters=self.filters, max_query_chars=self.max_query_chars, depth=self.depth,
             lexical_weights=self.lexical_weights, extra_spaces=self.extra_spaces, reranker=self.reranker,
             rerank_depth=self.rerank_depth, understand=self.understand, parallel_text=self.parallel_text,
-            mode=self.mode,
+            mode=self.mode, premise_head=self.premise_head,
         )  # fmt: skip
 
     def with_options(self, **overrides: Any) -> TheoremRetriever:
@@ -234,18 +239,40 @@ class TheoremRetriever(BaseRetriever):
         """The final ranking: the fused candidates, reranked when a reranker is set, cut to ``k`` (in premises
         mode, after leaving the statement itself out)."""
         exclude: frozenset[str] = frozenset()
+        head: PremiseHead | None = None
         if self.premises:
             text, exclude = self._premise_query(text)
             embedding = None  # a caller's vector is a search query's, not a premise query's
+            head = self._fitted_head()
         depth = k + len(exclude) + 1 if self.premises else k
+        if head is not None:
+            depth = max(depth, TEXT_DEPTH + len(exclude) + 1)
         if self.reranker is None:
             hits = self._search(text, embedding, depth, filters)
         else:
             hits = self._search(text, embedding, max(depth, min(3 * k, self.rerank_depth)), filters)
             hits = self._rerank(text, hits)
         if self.premises:
-            hits = without_statement(hits, text, exclude)
+            kept = without_statement(hits, text, exclude)
+            if head is not None:
+                # Statements the proof graph adds are not checked against filters: with filters, only reorder.
+                return rerank(self.store, head, hits, kept, k, widen=filters.is_empty)
+            hits = kept
         return hits[:k]
+
+    def premise_text_ranking(self, text: str, exclude: frozenset[str] = frozenset(),
+                             depth: int = TEXT_DEPTH) -> tuple[list[Hit], list[Hit]]:  # fmt: skip
+        """What the premise head starts from: the text ranking of a premise query (the retriever's filters, no head)
+        before and after the statement (``exclude``, or the query's own text) is left out."""
+        hits = self._search(text, None, depth + len(exclude) + 1, self.filters)
+        return hits, without_statement(hits, text, exclude)
+
+    def _fitted_head(self) -> PremiseHead | None:
+        """The index's fitted premise head when this retriever uses one (read per query: a refit shows at once)."""
+        if not self.premise_head:
+            return None
+        stored = getattr(self.store, "premise_head", lambda: None)()
+        return PremiseHead.from_dict(stored) if stored else None
 
     def _embed(self, text: str) -> list[float]:
         """The query's vector; in premises mode a premise query's (a plain query's for an embed model without)."""
