@@ -308,3 +308,22 @@ def test_a_common_keyword_ranks_a_capped_set_and_every_exact_name(big_store):
         matches = conn.execute(f"SELECT count(*) FROM {s.names.theorems} WHERE tsv @@ to_tsquery('english', 'lemma:* & 17:*')").fetchone()[0]
     assert matches > 20 and read <= 21  # 20 ranked matches plus the exact-name look-up
     assert ids[0] == "s:00017" and len(ids) == 10
+
+
+def test_a_premise_query_reads_one_document_and_the_citations_asked_for(big_store):
+    """What the premise head reads per query: one document's outline (75 statements here), the proofs citing its
+    candidates (through the GIN index on ``proof_refs``) and its stored row; never the whole table."""
+    s = big_store
+    citing = [replace(t, proof_refs=("s:00001",)) for t in _synthetic(10)[2:7]]
+    s.upsert_theorems(citing)
+    s.save_premise_head({"features": [], "weights": [], "bias": 0.0})
+    tables = [s.names.theorems, s.names.vectors("v")]
+    before = _rows_read(s, tables)
+    outline = s.outline("doc3")
+    after_outline = _rows_read(s, tables)
+    cited = s.citations_of(["s:00001", "s:00002"])
+    after_citations = _rows_read(s, tables)
+    assert s.premise_head()["bias"] == 0.0
+    assert len(outline) == 75 and after_outline - before <= 80
+    assert sorted(cited) == sorted((t.id, "s:00001") for t in citing) and after_citations - after_outline <= 10
+    assert _rows_read(s, tables) == after_citations
