@@ -17,6 +17,20 @@ from theorem_rag.embed import model_settings as read_model_meta
 __all__ = ["MODEL_META", "export_model", "model_card", "read_model_meta"]
 
 
+def _premise_line(instruction: str) -> str:
+    """What the card says about premise queries.
+
+    >>> _premise_line("premises:")
+    'Premise search embeds its queries as `"premises: <statement>"`; ordinary searches take no instruction.'
+    >>> _premise_line("")[:60]
+    'No proof-reference pairs were in its training, so it has no '
+    """
+    if instruction:
+        return f'Premise search embeds its queries as `"{instruction} <statement>"`; ordinary searches take no instruction.'
+    return ("No proof-reference pairs were in its training, so it has no premise instruction: premise search "
+            "embeds a statement as a plain query.")  # fmt: skip
+
+
 def model_card(name: str, meta: dict[str, Any], pair_report: str, metrics_md: str = "") -> str:
     """The Markdown model card: what the model is, how it was made, what it scores."""
     cfg = meta.get("recipe", {})
@@ -27,8 +41,7 @@ def model_card(name: str, meta: dict[str, Any], pair_report: str, metrics_md: st
         "from the records of the six shared corpora (no evaluation query is ever a training pair). Weights in fp16 "
         "safetensors; the library loads them as float32 on CPU.",
         "",
-        "Premise search embeds its queries as "
-        f"`\"{meta.get('premise_instruction', '')} <statement>\"`; ordinary searches take no instruction.",
+        _premise_line(meta.get("premise_instruction", "")),
         "",
         "## Reproduce",
         "",
