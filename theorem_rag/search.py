@@ -224,8 +224,7 @@ class TheoremSearch:
 
         self._check_built()
         retriever = self.premise_retriever().with_options(premise_head=False)
-        head = fit_head(retriever, self.store, holdout=holdout, queries=queries, seed=seed,
-                        **({"progress": progress} if progress is not None else {}))  # fmt: skip
+        head = fit_head(retriever, self.store, holdout=holdout, queries=queries, seed=seed, progress=progress)
         self.store.save_premise_head(head.to_dict())
         return head.to_dict()
 

@@ -153,7 +153,6 @@ def candidates(store: Any, head: PremiseHead, ranked: Sequence[Hit], kept: Seque
         if citing != cited and head.reads(citing, own):
             cited_by[cited] += 1
 
-    kinds = {row.id: row.kind for row in outline}
     rows = []
     for i in order:
         t = hits[i].theorem
@@ -165,7 +164,7 @@ def candidates(store: Any, head: PremiseHead, ranked: Sequence[Hit], kept: Seque
             float(same_doc), float(same_doc and _section(t) == _section(pivot)),
             1.0 / distance if distance > 0 else 0.0, float(0 < distance <= 3), float(distance < 0),
             math.log1p(section_votes.get(i, 0)), math.log1p(document_votes.get(i, 0)), math.log1p(cited_by.get(i, 0)),
-            neighbours.get(i, 0.0), float((t.kind if t is not None else kinds.get(i)) == "definition"),
+            neighbours.get(i, 0.0), float(t is not None and t.kind == "definition"),
         ])  # fmt: skip
     x = np.asarray(rows, dtype=np.float64).reshape(len(order), len(FEATURES))
     return Candidates(order, x, hits)
@@ -231,14 +230,14 @@ def fit_head(
     queries: int = 1000,
     seed: int = 0,
     l2: float = 1.0,
-    progress: Callable[[Iterable[Any]], Iterable[Any]] = lambda xs: xs,
+    progress: Callable[[Iterable[Any]], Iterable[Any]] | None = None,
 ) -> PremiseHead:
     """Fit a premise head on statements of the training split: each is a premise query (its LaTeX, itself left
     out), its proof's references in the index are what it should find, and its own proof is not read.
 
     ``retriever`` ranks by text in premises mode (no head); ``holdout``: citing statements never used, neither as
     training queries nor by the fitted head (the statements of evaluation queries); ``queries``: how many
-    training statements (a seeded sample; 0 for all).
+    training statements (a seeded sample; 0 for all); ``progress`` wraps the loop over them (a progress bar).
     """
     t0 = time.monotonic()
     blank = PremiseHead(tuple(0.0 for _ in FEATURES), 0.0, frozenset(holdout))
@@ -258,7 +257,7 @@ def fit_head(
     chosen = chosen[:queries] if queries else chosen
     xs: list[np.ndarray] = []
     ys: list[np.ndarray] = []
-    for t, refs in progress(chosen):
+    for t, refs in progress(chosen) if progress is not None else chosen:
         ranked, kept = retriever.premise_text_ranking(query_text(t.body_latex), frozenset({t.id}))
         found = candidates(store, blank, ranked, kept)
         xs.append(found.x)
