@@ -119,10 +119,14 @@ def test_a_full_server_answers_503_with_retry_after_at_once_and_serves_the_admit
         assert {r.json()["error"] for r in refused} == {"overloaded"}
         assert all(int(r.headers["retry-after"]) >= 1 for r in refused)
         assert "1 searches running, 2 waiting" in refused[0].json()["message"]
+        # Each says how long the app held it: not the 60 s a waiting request may queue (decided at once).
+        held_ms = [float(r.headers["server-timing"].removeprefix("app;dur=")) for r in refused]
+        assert all(0 <= ms < 30_000 for ms in held_ms), held_ms
         assert admission.refused == 5
         held.release.set()
         answers = [f.result() for f in admitted]
         assert [r.status_code for r in answers] == [200] * 3
+        assert all(r.headers["server-timing"].startswith("app;dur=") for r in answers)
         assert {r.json()["results"][0]["id"] for r in answers} == {"planetmath:Bijection"}
         assert c.get("/search", params={"q": "bijection", "k": 3}).status_code == 200  # room again
         assert admission.inside == 0

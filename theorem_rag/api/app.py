@@ -26,7 +26,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the REST API needs FastAPI: pip install "theorem-rag[api]"') from err
 
 from theorem_rag.api.health import HealthProbe
-from theorem_rag.api.limits import BodySizeLimit
+from theorem_rag.api.limits import BodySizeLimit, ServerTiming
 from theorem_rag.errors import InputError
 from theorem_rag.guards.apikey import key_matches
 from theorem_rag.guards.ratelimit import RateLimit, RateLimiter
@@ -183,6 +183,7 @@ def create_app(
         # Added last, so outermost: a client over its rate is turned away before anything reads its body or key.
         app.add_middleware(RateLimit, limiter=RateLimiter(rate_limit_per_minute, rate_limit_burst),
                            exempt={"/health"})  # fmt: skip
+    app.add_middleware(ServerTiming)  # outermost: the whole time the app held the request, refusals included
     _install_error_handlers(app, (IndexNotBuilt, StoreUnavailable), request_timeout)
     auth = [Depends(_auth_dependency(api_key))]
 

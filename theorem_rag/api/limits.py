@@ -1,6 +1,7 @@
-"""A request body cap as plain ASGI middleware: over ``max_bytes`` -> 413 with a JSON error, nothing buffered.
+"""Plain ASGI middleware: a request body cap (over ``max_bytes`` -> 413 with a JSON error, nothing buffered) and
+the ``Server-Timing`` of every response.
 
-It checks ``Content-Length`` first and counts streamed chunks too (chunked uploads have no length), so a client
+The body cap checks ``Content-Length`` first and counts streamed chunks too (chunked uploads have no length), so a client
 cannot make the server hold a huge body in memory.
 
 >>> BodySizeLimit(app=None, max_bytes=1024).max_bytes
@@ -10,6 +11,7 @@ cannot make the server hold a huge body in memory.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 Scope = dict[str, Any]
@@ -65,3 +67,26 @@ class BodySizeLimit:
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                                 (b"connection", b"close")]})  # fmt: skip
         await send({"type": "http.response.body", "body": body})
+
+
+class ServerTiming:
+    """Add ``Server-Timing: app;dur=<ms>`` to every HTTP response: the time from the request reaching the app to
+    its response starting. A client that measures more than that waited outside the app (for a process to run, in
+    the event loop, on the network): benchmarks compare the two (``benchmarks/bench_api_load.py``)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        t0 = time.perf_counter()
+
+        async def timed_send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                dur = f"app;dur={(time.perf_counter() - t0) * 1000:.1f}".encode()
+                message = {**message, "headers": [*message.get("headers", []), (b"server-timing", dur)]}
+            await send(message)
+
+        await self.app(scope, receive, timed_send)
