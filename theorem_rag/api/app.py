@@ -180,11 +180,12 @@ def create_app(
     app.state.service = service  # its admission counts and batcher, for tests and benchmarks
     app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
     if rate_limit_per_minute:
-        # Added last, so outermost: a client over its rate is turned away before anything reads its body or key.
+        # Added after the body cap, so outside it: a client over its rate is turned away before anything reads its
+        # body or key (only the timing and the catch-all for bugs are further out).
         app.add_middleware(RateLimit, limiter=RateLimiter(rate_limit_per_minute, rate_limit_burst),
                            exempt={"/health"})  # fmt: skip
-    app.add_middleware(ServerTiming)  # outermost: the whole time the app held the request, refusals included
     _install_error_handlers(app, (IndexNotBuilt, StoreUnavailable), request_timeout)
+    app.add_middleware(ServerTiming)  # outermost: the whole time the app held the request, refusals and 500s included
     auth = [Depends(_auth_dependency(api_key))]
 
     async def do_search(req: SearchRequest) -> SearchResponse:
