@@ -37,6 +37,10 @@ def test_proof_pairs_only_from_citing_statements_of_the_training_split(tmp_path)
     pairs = mine_pairs(cited + citing, exclusions=EvalExclusions.from_dir(tmp_path), kinds=("proof",)).pairs
     assert sorted((p.anchor_id, p.positive_id) for p in pairs) == [("x:1", "x:10"), ("x:1", "x:9")]
     assert all(p.anchor.startswith(PREMISE_INSTRUCTION + " ") for p in pairs)
+    # without an instruction the anchor is the citing statement as ordinary search would embed it
+    plain = mine_pairs(cited + citing, exclusions=EvalExclusions.from_dir(tmp_path), kinds=("proof",),
+                       proof_instruction="").pairs
+    assert sorted(p.anchor for p in plain) == [" ".join(citing[1].text.split())] * 2
 
 
 def test_evaluation_queries_never_become_anchors(tmp_path):
@@ -106,3 +110,20 @@ def test_model_pairs_command_reports_counts_and_needs_the_eval_folder(tmp_path):
     assert "| name | 1 |" in done.output and "| label | 1 |" in done.output
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(r["anchor"] for r in rows) == ["Flat base change", "open immersion (modules)"]
+
+
+@pytest.mark.parametrize("flag, prefix", [([], PREMISE_INSTRUCTION + " "), (["--proof-instruction", ""], "")])
+def test_model_pairs_command_passes_the_proof_instruction(tmp_path, flag, prefix):
+    from theorem_rag.cli import main
+
+    records = tmp_path / "records"
+    records.mkdir()
+    rows = [thm("x:9"), thm("x:1", refs=("x:9",))]  # x:1 is in the training split
+    (records / "theorems.jsonl").write_text("".join(json.dumps(t.to_dict()) + "\n" for t in rows))
+    (tmp_path / "eval").mkdir()
+    out = tmp_path / "pairs.jsonl"
+    done = CliRunner().invoke(main, ["model", "pairs", "--records", str(records), "--eval-dir", str(tmp_path / "eval"),
+                                     "--kind", "proof", *flag, "--out", str(out)])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["anchor"] == prefix + " ".join(rows[1].text.split())

@@ -23,15 +23,16 @@ def _limits(values: tuple[str, ...]) -> dict[str, int]:
     return out
 
 
-def _mine(records: Path, eval_dir: Path | None, kinds: tuple[str, ...], seed: int):
+def _mine(records: Path, eval_dir: Path | None, kinds: tuple[str, ...], seed: int, proof_instruction: str | None = None):
     from theorem_rag.record_files import read_records
-    from theorem_rag.training.pairs import PAIR_KINDS, EvalExclusions, mine_pairs
+    from theorem_rag.training.pairs import PAIR_KINDS, PREMISE_INSTRUCTION, EvalExclusions, mine_pairs
 
     recs = read_records(records)
     docs = recs.documents.values() if isinstance(recs.documents, dict) else recs.documents
     try:
         return mine_pairs(recs.theorems, docs, exclusions=EvalExclusions.from_dir(eval_dir),
-                          kinds=kinds or PAIR_KINDS, seed=seed)  # fmt: skip
+                          kinds=kinds or PAIR_KINDS, seed=seed,
+                          proof_instruction=PREMISE_INSTRUCTION if proof_instruction is None else proof_instruction)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--kind") from e
 
@@ -45,6 +46,10 @@ eval_option = click.option(
          "the proof-reference queries never train premises. Required unless --no-eval-exclusion.")
 kind_option = click.option("--kind", "kinds", multiple=True,
                            help="Pair kinds to mine (name, label, synonym, defines, proof, paper); default all.")
+instruction_option = click.option(
+    "--proof-instruction", default=None, metavar="TEXT",
+    help="Put before the citing statement of a proof pair (default 'premises:', which premise search then puts "
+         "before its queries); '' for none, so that ordinary search learns the proof graph too.")
 
 
 @click.group()
@@ -56,13 +61,14 @@ def model() -> None:
 @records_option
 @eval_option
 @kind_option
+@instruction_option
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the pairs as JSON Lines.")
-def pairs_command(records, eval_dir, kinds, seed, out) -> None:
+def pairs_command(records, eval_dir, kinds, proof_instruction, seed, out) -> None:
     """Mine training pairs and print how many of each kind (and what was dropped, and why)."""
     if eval_dir is None:
         raise click.UsageError("give --eval-dir (the evaluation sets whose queries must not become training pairs)")
-    pair_set = _mine(records, eval_dir, kinds, seed)
+    pair_set = _mine(records, eval_dir, kinds, seed, proof_instruction)
     click.echo(pair_set.report())
     if out:
         pair_set.write(out)
@@ -73,6 +79,7 @@ def pairs_command(records, eval_dir, kinds, seed, out) -> None:
 @records_option
 @eval_option
 @kind_option
+@instruction_option
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Folder for the trained model (fp16 weights, theorem_rag.json, README.md model card).")
 @click.option("--base-model", default=DEFAULT_BASE_MODEL, show_default=True,
@@ -89,7 +96,7 @@ def pairs_command(records, eval_dir, kinds, seed, out) -> None:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--device", default="auto", show_default=True, help="auto (CUDA when present), cpu, cuda.")
 @click.option("--fp16/--fp32", default=True, show_default=True, help="Weights as saved in --out.")
-def train_command(records, eval_dir, kinds, out, base_model, max_pairs, epochs, batch_size, learning_rate,
+def train_command(records, eval_dir, kinds, proof_instruction, out, base_model, max_pairs, epochs, batch_size, learning_rate,
                   max_seq_length, hard_negatives, matryoshka, seed, device, fp16) -> None:
     """Mine pairs, fine-tune BASE_MODEL with in-batch (and optionally hard) negatives, save it with its card.
 
@@ -102,13 +109,15 @@ def train_command(records, eval_dir, kinds, out, base_model, max_pairs, epochs, 
     if eval_dir is None:
         raise click.UsageError("give --eval-dir (the evaluation sets whose queries must not become training pairs)")
     limits = _limits(max_pairs)
-    pair_set = _mine(records, eval_dir, kinds, seed)
+    instruction = PREMISE_INSTRUCTION if proof_instruction is None else " ".join(proof_instruction.split())
+    pair_set = _mine(records, eval_dir, kinds, seed, instruction)
     chosen = subsample(pair_set.pairs, limits, seed=seed)
     click.echo(pair_set.report(), err=True)
     click.echo(f"training on {len(chosen):,} of {len(pair_set.pairs):,} pairs", err=True)
     config = TrainConfig(base_model=base_model, epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
                          max_seq_length=max_seq_length, hard_negatives=hard_negatives, matryoshka=matryoshka,
-                         seed=seed, device=device, extra={"max_pairs": limits, "kinds": list(kinds) or "all"})
+                         seed=seed, device=device, extra={"max_pairs": limits, "kinds": list(kinds) or "all",
+                                                  "proof_instruction": instruction})
     work = out.with_name(out.name + ".work")
     summary = train(chosen, config, work)
     counts: dict[str, int] = {}
@@ -117,7 +126,7 @@ def train_command(records, eval_dir, kinds, out, base_model, max_pairs, epochs, 
     report = pair_set.report() + "\n\nUsed for training (after --max-pairs): " + ", ".join(
         f"{k} {v:,}" for k, v in sorted(counts.items()))
     meta = {
-        "premise_instruction": PREMISE_INSTRUCTION if counts.get("proof") else "",
+        "premise_instruction": instruction if counts.get("proof") else "", "proof_pairs": counts.get("proof", 0),
         "recipe": summary["config"], "training": summary, "pair_report": report,
         "command": "theorem-rag model " + " ".join(shlex.quote(a) for a in sys.argv[2:]),
     }

@@ -17,16 +17,22 @@ from theorem_rag.embed import model_settings as read_model_meta
 __all__ = ["MODEL_META", "export_model", "model_card", "read_model_meta"]
 
 
-def _premise_line(instruction: str) -> str:
-    """What the card says about premise queries.
+def _premise_line(instruction: str, proof_pairs: int | None = None) -> str:
+    """What the card says about premise queries (``proof_pairs``: how many proof-reference pairs it was trained
+    on; None when unknown, taken as none unless there is an instruction).
 
     >>> _premise_line("premises:")
     'Premise search embeds its queries as `"premises: <statement>"`; ordinary searches take no instruction.'
     >>> _premise_line("")[:60]
     'No proof-reference pairs were in its training, so it has no '
+    >>> _premise_line("", 3000)[:69]
+    'Trained on 3,000 proof-reference pairs without an instruction (citing'
     """
     if instruction:
         return f'Premise search embeds its queries as `"{instruction} <statement>"`; ordinary searches take no instruction.'
+    if proof_pairs:
+        return (f"Trained on {proof_pairs:,} proof-reference pairs without an instruction (citing statement as it "
+                "stands -> cited statement), so premise search embeds a statement as a plain query.")
     return ("No proof-reference pairs were in its training, so it has no premise instruction: premise search "
             "embeds a statement as a plain query.")  # fmt: skip
 
@@ -41,7 +47,7 @@ def model_card(name: str, meta: dict[str, Any], pair_report: str, metrics_md: st
         "from the records of the six shared corpora (no evaluation query is ever a training pair). Weights in fp16 "
         "safetensors; the library loads them as float32 on CPU.",
         "",
-        _premise_line(meta.get("premise_instruction", "")),
+        _premise_line(meta.get("premise_instruction", ""), meta.get("proof_pairs")),
         "",
         "## Reproduce",
         "",

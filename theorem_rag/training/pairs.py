@@ -5,8 +5,8 @@ Pure: reads records and evaluation files, returns pairs; no model is loaded. Kin
 - ``name``: a statement's name (HoTT, Napkin, Open Logic, papers, PlanetMath titles) -> its body read as English;
 - ``label``: the words of its label and its innermost section -> its body read as English;
 - ``synonym`` / ``defines``: a PlanetMath synonym or defined term -> the entry's body;
-- ``proof``: the premise instruction + a citing statement -> the full slogan of a result its proof cites
-  (only citing statements of the training split, see :func:`in_training_split`);
+- ``proof``: the premise instruction (``proof_instruction``; none when empty) + a citing statement -> the full slogan
+  of a result its proof cites (only citing statements of the training split, see :func:`in_training_split`);
 - ``paper``: a paper's title -> the full slogans of its theorems (at most three per paper).
 
 Every pair carries a hard negative: another statement of the same section, else of the same document. Anchors that
@@ -129,8 +129,13 @@ def mine_pairs(
     kinds: Sequence[str] = PAIR_KINDS,
     seed: int = 0,
     max_proof_pairs: int | None = None,
+    proof_instruction: str = PREMISE_INSTRUCTION,
 ) -> PairSet:
-    """Mine deduplicated pairs with hard negatives from ``theorems`` (and the papers among ``documents``)."""
+    """Mine deduplicated pairs with hard negatives from ``theorems`` (and the papers among ``documents``).
+
+    ``proof_instruction`` is put before the citing statement of a proof pair; with ``""`` the statement stands
+    alone, so ordinary search (which embeds a query as it stands) learns the proof graph too.
+    """
     unknown = set(kinds) - set(PAIR_KINDS)
     if unknown:
         raise ValueError(f"unknown pair kinds {sorted(unknown)}; known: {', '.join(PAIR_KINDS)}")
@@ -168,7 +173,7 @@ def mine_pairs(
         if not anchor or _words(positive) < MIN_WORDS:
             dropped[f"{kind}: too short"] += 1
             return
-        if normalize(anchor.removeprefix(PREMISE_INSTRUCTION)) in exclusions.queries or normalize(anchor) in exclusions.queries:
+        if normalize(anchor.removeprefix(proof_instruction)) in exclusions.queries or normalize(anchor) in exclusions.queries:
             dropped[f"{kind}: an evaluation query"] += 1
             return
         key = (normalize(anchor), target.id)
@@ -213,7 +218,7 @@ def mine_pairs(
             dropped["proof: over max_proof_pairs"] += max(0, len(proof_pairs) - max_proof_pairs)
             proof_pairs = proof_pairs[:max_proof_pairs]
         for citing, cited in proof_pairs:
-            add("proof", f"{PREMISE_INSTRUCTION} {citing.text}", cited, citing.id, full_of(cited.id), full_of)
+            add("proof", f"{proof_instruction} {citing.text}".strip(), cited, citing.id, full_of(cited.id), full_of)
 
     if "paper" in kinds:
         for doc in documents:
