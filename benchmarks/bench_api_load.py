@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import platform
@@ -345,14 +346,15 @@ def markdown(result: dict) -> str:
              "- in app p95 = the same p95 by the app's own clock (`Server-Timing`, REST only): what a client saw "
              "beyond it was spent outside the app",
              "", "| variant | protocol | clients | round | req/s | p50 ms | p95 ms | p99 ms | in app p95 ms | refused "
-             "| refused p95 ms | refused in app p95 ms | errors | server CPU ms/req |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+             "| refused p95 ms | refused in app p95 ms | errors | server CPU ms/req | client CPU ms/req | client nice |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for r in result["runs"]:
         lines.append(f"| {r['variant']} | {r['protocol']} | {r['clients']} | {r['round']} | {r['throughput_rps']} | "
                      f"{r['p50_ms']} | {r['p95_ms']} | {r['p99_ms']} | {r.get('server_p95_ms') or '-'} | "
                      f"{r['refused']} | {r['refused_p95_ms'] or '-'} | {r.get('refused_server_p95_ms') or '-'} "
                      f"| {r['errors']}{' ' + json.dumps(r['error_kinds']) if r['errors'] else ''} | "
-                     f"{r.get('server_cpu_ms_per_request', '-')} |")  # fmt: skip
+                     f"{r.get('server_cpu_ms_per_request', '-')} | {r.get('client_cpu_ms_per_request', '-')} | "
+                     f"{r.get('client_nice', 0)} |")  # fmt: skip
     return "\n".join(line for line in lines if line is not None) + "\n"
 
 
@@ -374,6 +376,10 @@ def main() -> None:
                    help="NAME=FLAGS: extra server flags for one variant (after --server-args).")
     p.add_argument("--ignore-retry-after", action="store_true", help="Clients retry refusals at once.")
     p.add_argument("--profile", action="store_true", help="Time embedding vs database for single queries first.")
+    p.add_argument("--client-nice", type=int, nargs="+", default=[0], metavar="N",
+                   help="This load generator's niceness during a run (several: each run once with each, alternating). "
+                        "Negative values (root only) put the clients ahead of the server and PostgreSQL for the CPU: "
+                        "what a latency loses then was the clients' own share of it.")
     p.add_argument("--label", default="", help="A note saved with the results (which index, which machine).")
     p.add_argument("--out", default=str(Path(__file__).parent / "results"))
     args = p.parse_args()
@@ -410,15 +416,17 @@ def main() -> None:
         result["runs"] = []
         for rnd in range(1, args.rounds + 1):
             for clients in args.clients:
-                for protocol in args.protocol:
+                for protocol, nice in itertools.product(args.protocol, args.client_nice):
                     for name, _ in variants:
                         url, proc = servers[name, protocol]
+                        # The calling thread's niceness (Linux: per thread); the clients run on this one.
+                        os.setpriority(os.PRIO_PROCESS, 0, nice)
                         cpu0 = process_cpu_seconds(proc.pid) if proc else 0.0
                         own0 = time.process_time()
                         run = asyncio.run(run_load(url, queries, clients, args.seconds, args.k,
                                                    os.environ.get("THEOREM_RAG_API_KEY"), protocol,
                                                    not args.ignore_retry_after))  # fmt: skip
-                        run = {"variant": name, "round": rnd, **run, "load_avg": os.getloadavg()[0]}
+                        run = {"variant": name, "round": rnd, **run, "load_avg": os.getloadavg()[0], "client_nice": nice}
                         # CPU per answered request in the server process(es) (Python, model) and in this load
                         # generator; the rest of a request's CPU is PostgreSQL's.
                         if proc and run["requests"]:
