@@ -23,16 +23,23 @@ def _limits(values: tuple[str, ...]) -> dict[str, int]:
     return out
 
 
-def _mine(records: Path, eval_dir: Path | None, kinds: tuple[str, ...], seed: int, proof_instruction: str | None = None):
+def _proof_instruction(value: str | None) -> str:
+    """``--proof-instruction`` as mining and the model's settings use it: the default when not given, spaces
+    collapsed."""
+    from theorem_rag.training.pairs import PREMISE_INSTRUCTION
+
+    return PREMISE_INSTRUCTION if value is None else " ".join(value.split())
+
+
+def _mine(records: Path, eval_dir: Path | None, kinds: tuple[str, ...], seed: int, proof_instruction: str):
     from theorem_rag.record_files import read_records
-    from theorem_rag.training.pairs import PAIR_KINDS, PREMISE_INSTRUCTION, EvalExclusions, mine_pairs
+    from theorem_rag.training.pairs import PAIR_KINDS, EvalExclusions, mine_pairs
 
     recs = read_records(records)
     docs = recs.documents.values() if isinstance(recs.documents, dict) else recs.documents
     try:
         return mine_pairs(recs.theorems, docs, exclusions=EvalExclusions.from_dir(eval_dir),
-                          kinds=kinds or PAIR_KINDS, seed=seed,
-                          proof_instruction=PREMISE_INSTRUCTION if proof_instruction is None else proof_instruction)
+                          kinds=kinds or PAIR_KINDS, seed=seed, proof_instruction=proof_instruction)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--kind") from e
 
@@ -68,7 +75,7 @@ def pairs_command(records, eval_dir, kinds, proof_instruction, seed, out) -> Non
     """Mine training pairs and print how many of each kind (and what was dropped, and why)."""
     if eval_dir is None:
         raise click.UsageError("give --eval-dir (the evaluation sets whose queries must not become training pairs)")
-    pair_set = _mine(records, eval_dir, kinds, seed, proof_instruction)
+    pair_set = _mine(records, eval_dir, kinds, seed, _proof_instruction(proof_instruction))
     click.echo(pair_set.report())
     if out:
         pair_set.write(out)
@@ -103,13 +110,12 @@ def train_command(records, eval_dir, kinds, proof_instruction, out, base_model, 
     An interrupted run resumes from the last checkpoint when rerun with the same options.
     """
     from theorem_rag.training.card import export_model, model_card
-    from theorem_rag.training.pairs import PREMISE_INSTRUCTION
     from theorem_rag.training.train import TrainConfig, subsample, train
 
     if eval_dir is None:
         raise click.UsageError("give --eval-dir (the evaluation sets whose queries must not become training pairs)")
     limits = _limits(max_pairs)
-    instruction = PREMISE_INSTRUCTION if proof_instruction is None else " ".join(proof_instruction.split())
+    instruction = _proof_instruction(proof_instruction)
     pair_set = _mine(records, eval_dir, kinds, seed, instruction)
     chosen = subsample(pair_set.pairs, limits, seed=seed)
     click.echo(pair_set.report(), err=True)
