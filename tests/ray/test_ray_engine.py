@@ -6,6 +6,7 @@ Ray starts once for the module (a local ``ray.init`` with 2 CPUs); the tests are
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -139,7 +140,9 @@ print("finished", flush=True)
 """
 
 
-def _session_pids(sid: int) -> list[int]:
+def _session_pids(sid: int, *, live: bool = False) -> list[int]:
+    """The processes of session ``sid``; ``live``: leave out zombies (dead, not yet reaped). Read in one pass: a
+    process can vanish between a listing and a second read of its stat."""
     pids = []
     for p in Path("/proc").iterdir():
         if p.name.isdigit():
@@ -148,7 +151,8 @@ def _session_pids(sid: int) -> list[int]:
             except OSError:
                 continue
             fields = stat.rsplit(")", 1)[1].split()
-            if int(fields[3]) == sid:  # field 6 of /proc/PID/stat: the session id
+            # fields[0]: the state (field 3 of /proc/PID/stat); fields[3]: the session id (field 6)
+            if int(fields[3]) == sid and not (live and fields[0] == "Z"):
                 pids.append(int(p.name))
     return pids
 
@@ -180,11 +184,11 @@ def test_killed_build_reruns_without_loss_duplicates_or_redone_work(local_ray, p
             time.sleep(0.05)
         assert proc.poll() is None, f"the build ended before it could be killed: {proc.stdout.read().decode()[-2000:]}"
         for pid in _session_pids(proc.pid):
-            os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):  # ended since the listing
+                os.kill(pid, signal.SIGKILL)
         proc.wait(30)
         time.sleep(1.0)
-        assert _session_pids(proc.pid) == [] or all(
-            Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z" for p in _session_pids(proc.pid))
+        assert _session_pids(proc.pid, live=True) == []
         at_kill = conn.execute(f'SELECT count(*) FROM "{vec_table}"').fetchone()[0]
         cached_keys = {r[0] for r in conn.execute(f'SELECT key FROM "{table}_slogan_cache"')}
     assert 6 <= at_kill < 51, f"{at_kill} vectors at the kill; the build said: {proc.stdout.read().decode()[-3000:]}"
