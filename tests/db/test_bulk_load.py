@@ -83,7 +83,7 @@ def test_load_corpus_through_the_bulk_path(store, seed):
     assert set(report.seconds) == {"generate", "documents", "theorems", "vectors", "indexes", "hnsw", "vacuum"}
     assert store.has_index("bench") and store.deferred_indexes() == []
     sizes = {s.name: s for s in store.relation_sizes()}
-    assert sizes[f"{store.names.theorems}_tsv"].kind == "index" and sizes[store.names.hnsw_index("bench")].bytes > 0
+    assert sizes[sqltext.text_index_name(store.names)].kind == "index" and sizes[store.names.hnsw_index("bench")].bytes > 0
     assert sizes[store.names.theorems].kind == "table" and sizes[store.names.theorems].bytes > 0
 
     hit = store.hydrate(store.search_dense("bench", seed.vectors[0], k=1, pool=20))[0]
@@ -181,16 +181,17 @@ def test_copy_vectors_fills_the_filter_columns_as_write_vectors_does(store):
 
 def _index_definitions(store) -> dict[str, str]:
     with store.connection() as conn:
-        return dict(conn.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = %s", [store.names.theorems]).fetchall())
+        return dict(conn.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = ANY(%s)",
+                                 [[store.names.theorems, store.names.text]]).fetchall())
 
 
 def test_deferred_indexes_are_built_again_as_they_were_even_by_another_process(store, pg_dsn):
     """A bulk load drops every secondary index of the statements table and builds each again at the end; the
     definitions wait in the database, so a store opened after a crash still builds them."""
     before = _index_definitions(store)
-    kept = {f"{store.names.theorems}_pkey", sqltext.doc_index_name(store.names)}  # document writes need doc_id's
+    kept = {f"{store.names.theorems}_pkey", f"{store.names.text}_pkey", sqltext.doc_index_name(store.names)}  # document writes need doc_id's
     dropped = store.defer_indexes()
-    assert set(dropped) == set(before) - kept and f"{store.names.theorems}_tsv" in dropped and len(dropped) >= 8
+    assert set(dropped) == set(before) - kept and sqltext.text_index_name(store.names) in dropped and len(dropped) >= 8
     assert set(_index_definitions(store)) == kept and store.deferred_indexes() == sorted(dropped)
     assert store.defer_indexes() == []  # nothing left to drop; the definitions are kept once
     store.copy_theorems(THEOREMS)

@@ -1,5 +1,5 @@
-"""Maintained counts and lexicon (theorem_rag.db.counters): exact after every kind of write, and nothing that
-writes, polls or searches reads the whole table (counted by PostgreSQL's own statistics, never timed)."""
+"""Maintained text table, counts and lexicon (theorem_rag.db.counters): exact after every kind of write, and nothing
+that writes, polls or searches reads the whole table (counted by PostgreSQL's own statistics, never timed)."""
 
 from dataclasses import replace
 
@@ -23,7 +23,7 @@ def _truth(store) -> tuple[dict, dict]:
     """The lexicon and counts recomputed from the tables (what the triggers must agree with)."""
     n = store.names
     with store.connection() as conn:
-        lexicon = dict(conn.execute(f"SELECT word, ndoc FROM ts_stat('SELECT tsv FROM {n.theorems}')").fetchall())
+        lexicon = dict(conn.execute(f"SELECT word, ndoc FROM ts_stat('SELECT tsv FROM {n.text}')").fetchall())
         counts = {f"source:{s}": c for s, c in conn.execute(f"SELECT source, count(*) FROM {n.theorems} GROUP BY 1")}
         counts["theorems"] = conn.execute(f"SELECT count(*) FROM {n.theorems}").fetchone()[0]
         counts["documents"] = conn.execute(f"SELECT count(*) FROM {n.documents}").fetchone()[0]
@@ -40,11 +40,24 @@ def _maintained(store) -> tuple[dict, dict]:
     return lexicon, counts
 
 
+def _text_rows(store) -> tuple[list, list]:
+    """The text table's rows, and what they must be: computed afresh from the statements table."""
+    from theorem_rag.db import counters
+
+    n = store.names
+    with store.connection() as conn:
+        kept = conn.execute(f"SELECT * FROM {n.text} ORDER BY id").fetchall()
+        fresh = conn.execute(counters.text_rows(n.theorems) + psycopg.sql.SQL(" ORDER BY id")).fetchall()
+    return kept, fresh
+
+
 def _check(store) -> None:
     lexicon, counts = _maintained(store)
     true_lexicon, true_counts = _truth(store)
     assert lexicon == true_lexicon
     assert counts == true_counts
+    kept, fresh = _text_rows(store)
+    assert kept == fresh
 
 
 def test_lexicon_and_counts_follow_every_write(store):
@@ -79,7 +92,46 @@ def test_lexicon_and_counts_follow_every_write(store):
     with store.connection() as conn:  # a TRUNCATE (by hand) empties them too
         conn.execute(f"TRUNCATE {store.names.theorems} CASCADE")
     _check(store)
-    assert _maintained(store) == ({}, {"documents": 2})
+    assert _maintained(store) == ({}, {"documents": 2}) and _text_rows(store) == ([], [])
+
+
+def test_the_text_table_follows_each_change_of_what_it_covers(store):
+    """Name, slogan, synonyms and statement are in the full-text vector; a change to a column it does not cover
+    leaves the text row as it was (no rewrite, no lexicon work)."""
+    load(store)
+    n = store.names
+    pm = Theorem(id="pm:1", source="planetmath", kind="definition", doc_id="pm:doc", name="Quasigroup",
+                 body_latex="A set with a binary operation.", meta={"synonyms": ["Latin square operation"]})
+    store.upsert_theorems([pm])
+    _check(store)
+    assert [h.theorem_id for h in store.search_text("latin square operation", k=3)][:1] == ["pm:1"]
+    with store.connection() as conn:
+        before = conn.execute(f"SELECT xmin::text FROM {n.text} WHERE id = 'pm:1'").fetchone()[0]
+        conn.execute(f"UPDATE {n.theorems} SET proof = 'Trivial.', url = 'u' WHERE id = 'pm:1'")
+        assert conn.execute(f"SELECT xmin::text FROM {n.text} WHERE id = 'pm:1'").fetchone()[0] == before
+    store.upsert_theorems([replace(pm, meta={"synonyms": ["loop without identity"]}, name="Quasi-group")])
+    _check(store)
+    assert store.search_text("latin square operation", k=3) == []
+    assert [h.theorem_id for h in store.search_text("Quasi-group", k=1)] == ["pm:1"]
+
+
+def test_the_wide_table_has_no_full_text_vector_and_search_reads_the_narrow_one(store):
+    """Migration 14: the vector is computed once, into the text table; the statements table no longer stores it."""
+    load(store)
+    n = store.names
+    with store.connection() as conn:
+        columns = {r[0] for r in conn.execute("SELECT column_name FROM information_schema.columns WHERE table_name = %s",
+                                              [n.theorems])}  # fmt: skip
+    assert "tsv" not in columns and "body_latex" in columns
+    read = _plan_rows(store, *_long_text_query(store, "finite module over a local ring Nakayama"), n.theorems)
+    assert read == 0
+
+
+def _long_text_query(store, query):
+    from theorem_rag.filters import Filters
+
+    with store.connection() as conn:
+        return store._text_query(conn, query, Filters(), 10)
 
 
 def test_recount_repairs_counts(store):
@@ -90,6 +142,37 @@ def test_recount_repairs_counts(store):
     counts = store.recount()
     assert counts["theorems"] == 6 and counts["vectors:toy"] == 6
     _check(store)
+
+
+def test_migration_14_moves_the_full_text_vectors_of_an_index_into_the_text_table(pg_dsn, table_prefix):
+    """An index written at schema 13 (the vector a generated column of the statements table) is searched the same
+    way after migration 14, and every later write keeps the text table and the lexicon exact."""
+    from theorem_rag.db import counters
+    from theorem_rag.db.names import Names
+
+    n = Names(table_prefix)
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        migrate(conn, table_prefix, target=13)
+        # Schema 13's statement triggers (this theorem-rag's migration 4 writes 14's): the lexicon from the
+        # generated column, the counts, no text table.
+        for fn, plus, minus in [("stats_ins", True, False), ("stats_upd", True, True), ("stats_del", False, True)]:
+            body = psycopg.sql.SQL(" ").join([counters._lexeme_delta(n, plus, minus), counters._key_delta(n, plus, minus)])
+            conn.execute(counters._function(counters._fn(n, fn), body))
+        # What a schema 13 store wrote (its triggers kept the lexicon from the generated column).
+        conn.execute(f"INSERT INTO {n.theorems} (id, source, kind, doc_id, body_latex, content_hash, name, meta) VALUES "
+                     "('a:1', 'a', 'lemma', 'd', 'Every cyclic group is abelian.', 'h1', 'Cyclic lemma', '{}'), "
+                     """('b:1', 'b', 'definition', 'd', 'A loop.', 'h2', 'Quasigroup', '{"synonyms": ["Latin square"]}')""")  # fmt: skip
+        old_lexicon = dict(conn.execute(f"SELECT lexeme, ndoc FROM {n.lexicon}").fetchall())
+        old_tsv = dict(conn.execute(f"SELECT id, tsv::text FROM {n.theorems}").fetchall())
+        assert old_lexicon["cyclic"] == 1 and migrate(conn, table_prefix) == [14]
+        assert dict(conn.execute(f"SELECT id, tsv::text FROM {n.text}").fetchall()) == old_tsv
+        assert dict(conn.execute(f"SELECT lexeme, ndoc FROM {n.lexicon}").fetchall()) == old_lexicon
+    with TheoremStore(pg_dsn, table=table_prefix) as store:
+        _check(store)
+        assert [h.theorem_id for h in store.search_text("Latin square", k=2)] == ["b:1"]
+        store.upsert_theorems([Theorem(id="c:1", source="c", kind="lemma", doc_id="d", body_latex="Cyclic again.")])
+        store.delete_theorems(["a:1"])
+        _check(store)
 
 
 def test_migration_seeds_counts_of_an_older_index(pg_dsn, table_prefix):
@@ -213,9 +296,9 @@ def test_full_text_queries_do_not_count_the_table(big_store, query, tsquery, mat
     s = big_store
     with s.connection() as conn:
         q, params = s._text_query(conn, query, Filters(), 20)
-    read = _plan_rows(s, q, params, s.names.theorems)
+    read = _plan_rows(s, q, params, s.names.text)
     with s.connection() as conn:
-        sql_matches = conn.execute(f"SELECT count(*) FROM {s.names.theorems} WHERE tsv @@ to_tsquery('simple', %s)",
+        sql_matches = conn.execute(f"SELECT count(*) FROM {s.names.text} WHERE tsv @@ to_tsquery('simple', %s)",
                                    [tsquery]).fetchone()[0]  # fmt: skip
     assert sql_matches == matches and len(s.search_text(query, k=100)) == min(100, matches)
     # Only matching statements are read; a count(*) would read all 3,000.
@@ -231,9 +314,9 @@ def test_a_long_query_reads_at_most_its_candidate_budget(big_store):
     query = "w010 w011 w012 w013 w014 w015"  # six common words, about 7% of the statements each
     terms = _terms(s, query)
     assert len(terms) == 6 and all(150 < t.ndoc < 300 for t in terms)
-    unbounded = _plan_rows(s, *sqltext.text_search(s.names, query, Filters(), 20, terms=terms), s.names.theorems)
+    unbounded = _plan_rows(s, *sqltext.text_search(s.names, query, Filters(), 20, terms=terms), s.names.text)
     bounded_q = sqltext.text_search(s.names, query, Filters(), 20, terms=terms, budget=terms[0].ndoc)
-    bounded = _plan_rows(s, *bounded_q, s.names.theorems)
+    bounded = _plan_rows(s, *bounded_q, s.names.text)
     # The candidates, then (by key) those ranked by ts_rank_cd, never more than the candidates.
     assert unbounded > 900 and terms[0].ndoc <= bounded <= 2 * terms[0].ndoc
     with s.connection() as conn:
@@ -263,10 +346,10 @@ def test_when_the_rarest_term_passes_the_budget_candidates_need_two_terms(big_st
     cand = sqltext.candidate_tsquery(terms, budget)
     assert "&" in cand and "|" in cand  # pairs of the rarest words, any pair
     with s.connection() as conn:
-        matching = conn.execute(f"SELECT count(*) FROM {s.names.theorems} WHERE tsv @@ to_tsquery('simple', %s)",
+        matching = conn.execute(f"SELECT count(*) FROM {s.names.text} WHERE tsv @@ to_tsquery('simple', %s)",
                                 [cand]).fetchone()[0]  # fmt: skip
         rows = conn.execute(*sqltext.text_search(s.names, query, Filters(), 20, terms=terms, budget=budget)).fetchall()
-    read = _plan_rows(s, *sqltext.text_search(s.names, query, Filters(), 20, terms=terms, budget=budget), s.names.theorems)
+    read = _plan_rows(s, *sqltext.text_search(s.names, query, Filters(), 20, terms=terms, budget=budget), s.names.text)
     assert 20 <= matching < terms[0].ndoc and read <= 2 * matching, (matching, read)
     # Each result holds two of the query's words at least: its IDF share is above any one word's.
     top_single = max(t.idf for t in terms) / sum(t.idf for t in terms)
@@ -290,7 +373,7 @@ def test_bounded_long_query_ranks_like_the_full_formula(big_store, query):
     """Scoring every match by IDF share + 0.1 ts_rank_cd (the old query, written out here) gives the same top 30."""
     s = big_store
     with s.connection() as conn:
-        expected = [r[0] for r in conn.execute(REFERENCE_LONG_QUERY.format(t=s.names.theorems, lx=s.names.lexicon), {"q": query})]
+        expected = [r[0] for r in conn.execute(REFERENCE_LONG_QUERY.format(t=s.names.text, lx=s.names.lexicon), {"q": query})]
     assert len(expected) == 30
     assert [h.theorem_id for h in s.search_text(query, k=30)] == expected
 
@@ -302,10 +385,10 @@ def test_a_common_keyword_ranks_a_capped_set_and_every_exact_name(big_store):
     s = big_store
     s.set_slogans({"s:00017": "A new slogan."})  # its new row version sits at the end of the table, past the cap
     q, params = sqltext._keyword_search(s.names, "Lemma 17", Filters(), 10, cap=20)
-    read = _plan_rows(s, q, params, s.names.theorems)
+    read = _plan_rows(s, q, params, s.names.text)
     with s.connection() as conn:
         ids = [r[0] for r in conn.execute(q, params)]
-        matches = conn.execute(f"SELECT count(*) FROM {s.names.theorems} WHERE tsv @@ to_tsquery('english', 'lemma:* & 17:*')").fetchone()[0]
+        matches = conn.execute(f"SELECT count(*) FROM {s.names.text} WHERE tsv @@ to_tsquery('english', 'lemma:* & 17:*')").fetchone()[0]
     assert matches > 20 and read <= 21  # 20 ranked matches plus the exact-name look-up
     assert ids[0] == "s:00017" and len(ids) == 10
 

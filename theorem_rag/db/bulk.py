@@ -30,7 +30,7 @@ from theorem_rag.records import Theorem
 class RelationSize:
     """On-disk size of one relation of the index: a table (heap and TOAST) or one of its indexes.
 
-    >>> RelationSize("theorems", "theorems_tsv", "index", 2**20).megabytes
+    >>> RelationSize("theorems_text", "theorems_text_tsv", "index", 2**20).megabytes
     1.0
     """
 
@@ -84,8 +84,8 @@ class BulkOps:
         return len(items)
 
     def defer_indexes(self) -> list[str]:
-        """Drop the statements table's secondary indexes before a bulk load; returns their names. The primary key
-        stays, and so does the ``doc_id`` index: every document write finds its statements through it (the year
+        """Drop the secondary indexes of the statements table and of its text table (the full-text index is
+        there) before a bulk load; returns their names. The primary keys stay, and so does the ``doc_id`` index: every document write finds its statements through it (the year
         of their vectors), and without it each batch's documents would scan the table.
 
         Their definitions are kept in the ``deferred_indexes`` table in the same transaction, so
@@ -95,9 +95,9 @@ class BulkOps:
         with self.connection() as conn, conn.transaction():
             rows = conn.execute(
                 "SELECT c.relname, pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-                "WHERE i.indrelid = to_regclass(%s) AND NOT i.indisprimary AND c.relname <> %s "
+                "WHERE i.indrelid IN (to_regclass(%s), to_regclass(%s)) AND NOT i.indisprimary AND c.relname <> %s "
                 "AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid) ORDER BY 1",
-                [self.names.theorems, sqltext.doc_index_name(self.names)],
+                [self.names.theorems, self.names.text, sqltext.doc_index_name(self.names)],
             ).fetchall()
             for name, definition in rows:
                 conn.execute(
@@ -138,13 +138,14 @@ class BulkOps:
             if conn.execute("SELECT to_regclass(%s) IS NULL", [sqltext.text_index_name(self.names)]).fetchone()[0]:
                 conn.execute(sqltext.create_text_index(self.names))  # dropped by hand, or by an older theorem-rag
                 built.append(sqltext.text_index_name(self.names))
-            conn.execute(sql.SQL("ANALYZE {t}").format(t=sql.Identifier(self.names.theorems)))
+            for table in (self.names.theorems, self.names.text):
+                conn.execute(sql.SQL("ANALYZE {t}").format(t=sql.Identifier(table)))
         return built
 
     def vacuum_analyze(self) -> None:
         """``VACUUM (ANALYZE)`` every table of this index: after a bulk load, so the planner's statistics and the
         visibility map are current before queries (autovacuum would do it later, in the middle of them)."""
-        tables = [self.names.theorems, self.names.documents, self.names.lexicon,
+        tables = [self.names.theorems, self.names.text, self.names.documents, self.names.lexicon,
                   *(self.names.vectors(s.name) for s in self.spaces())]  # fmt: skip
         with self.connection() as conn:
             for table in tables:
@@ -152,7 +153,7 @@ class BulkOps:
 
     def relation_sizes(self) -> list[RelationSize]:
         """Bytes on disk of every table of this index (heap + TOAST) and of each of its indexes."""
-        tables = [self.names.theorems, self.names.documents, self.names.lexicon, self.names.counts,
+        tables = [self.names.theorems, self.names.text, self.names.documents, self.names.lexicon, self.names.counts,
                   self.names.slogan_cache, self.names.feedback, *(self.names.vectors(s.name) for s in self.spaces())]  # fmt: skip
         out: list[RelationSize] = []
         with self.connection() as conn:

@@ -1,10 +1,13 @@
-"""Maintained counts and lexeme document frequencies: trigger DDL, built apart from running it (no driver).
+"""Derived tables kept current by triggers: trigger DDL, built apart from running it (no driver).
 
-Statement-level triggers with transition tables keep two small tables current on every write, in the writing
+Statement-level triggers with transition tables keep three tables current on every write, in the writing
 transaction, at a cost proportional to the rows written (never to the table):
 
+- ``{prefix}_text`` (id, doc_id, source, kind, name, synonyms, tsv): the narrow copy of the statements that
+  full-text search reads, with the full-text vector computed once per written row (migration 14; a slogan's
+  candidates sit in far fewer pages than in the wide statements table: ``benchmarks/results/text_narrow/``);
 - ``{prefix}_lexicon`` (lexeme, ndoc): in how many statements each full-text lexeme occurs, what ``ts_stat``
-  over the whole table would say (the IDF of long full-text queries);
+  over the text table would say (the IDF of long full-text queries), kept by the text table's own triggers;
 - ``{prefix}_counts`` (key, n): ``theorems``, ``source:<source>``, ``documents`` and ``vectors:<space>`` row
   counts (``/health``, ``stats()``, the IDF's N), so nothing counts a table per query or per poll.
 
@@ -39,19 +42,57 @@ def _fn(names: Names, what: str) -> sql.Identifier:
     return sql.Identifier(f"{names.prefix}_{what}")
 
 
-def _delta(names: Names, plus: bool, minus: bool) -> sql.Composed:
-    """PL/pgSQL statements that add the new rows' (``nt``) lexemes and counts and subtract the old rows' (``ot``)."""
-    lx, c = sql.Identifier(names.lexicon), sql.Identifier(names.counts)
+# What the full-text vector covers: name (A), slogan (B), synonyms from meta (B), statement text (C), over the
+# columns of a statements row; 'english' stems, so "groups" finds "group". Schema 1 stored it in a generated
+# column of the statements table; since migration 14 the triggers below compute it once per written row into the
+# narrow text table (names.text), which is all that full-text search reads.
+TSV = """
+    setweight(to_tsvector('english', coalesce(name, '')), 'A')
+ || setweight(to_tsvector('english', coalesce(slogan, '')), 'B')
+ || setweight(to_tsvector('english', coalesce(meta ->> 'synonyms', '')), 'B')
+ || setweight(to_tsvector('english', left(coalesce(nullif(body_expanded, ''), body_latex), 100000)), 'C')
+"""
+# A statement's recorded alternative names (PlanetMath's pmsynonym) as a JSON array: what look-ups by alias read.
+SYNONYMS = "CASE WHEN jsonb_typeof(meta -> 'synonyms') = 'array' THEN meta -> 'synonyms' ELSE '[]'::jsonb END"
+TEXT_COLUMNS = ("id", "doc_id", "source", "kind", "name", "synonyms", "tsv")
+
+
+def text_rows(relation: str) -> sql.Composed:
+    """The text table's rows (``TEXT_COLUMNS``) of the statements in ``relation`` (a transition table, or the
+    statements table itself)."""
+    return sql.SQL("SELECT id, doc_id, source, kind, name, {syn} AS synonyms, {tsv} AS tsv FROM {r}").format(
+        syn=sql.SQL(SYNONYMS), tsv=sql.SQL(TSV), r=sql.Identifier(relation)
+    )
+
+
+def _text_sync(names: Names, insert: bool, delete: bool) -> sql.Composed:
+    """PL/pgSQL statements that write the new statements' (``nt``) text rows and remove those of statements no
+    longer there (``ot`` without ``nt``); an unchanged text row is not rewritten."""
+    x = sql.Identifier(names.text)
+    cols = sql.SQL(", ").join(map(sql.Identifier, TEXT_COLUMNS))
+    others = [sql.Identifier(c) for c in TEXT_COLUMNS if c != "id"]
+    parts = []
+    if insert:
+        parts.append(sql.SQL(
+            "INSERT INTO {x} AS x ({cols}) {rows} ORDER BY id ON CONFLICT (id) DO UPDATE SET {set} WHERE ({old}) IS "
+            "DISTINCT FROM ({new});"
+        ).format(x=x, cols=cols, rows=text_rows("nt"),
+                 set=sql.SQL(", ").join(sql.SQL("{c} = EXCLUDED.{c}").format(c=c) for c in others),
+                 old=sql.SQL(", ").join(sql.SQL("x.{c}").format(c=c) for c in others),
+                 new=sql.SQL(", ").join(sql.SQL("EXCLUDED.{c}").format(c=c) for c in others)))  # fmt: skip
+    if delete:
+        gone = sql.SQL(" AND NOT EXISTS (SELECT 1 FROM nt WHERE nt.id = ot.id)") if insert else sql.SQL("")
+        parts.append(sql.SQL("DELETE FROM {x} AS x USING ot WHERE x.id = ot.id{gone};").format(x=x, gone=gone))
+    return sql.SQL(" ").join(parts)
+
+
+def _lexeme_delta(names: Names, plus: bool, minus: bool) -> sql.Composed:
+    """PL/pgSQL statements that add the new text rows' (``nt``) lexemes and subtract the old rows' (``ot``)."""
+    lx = sql.Identifier(names.lexicon)
     sides = [("nt", "1")] * plus + [("ot", "-1")] * minus
     lexemes = sql.SQL(" UNION ALL ").join(
         sql.SQL("SELECT x.lexeme, {s} AS n FROM {r}, unnest(tsvector_to_array({r}.tsv)) AS x(lexeme)").format(
             r=sql.Identifier(r), s=sql.SQL(s)
-        )
-        for r, s in sides
-    )
-    keys = sql.SQL(" UNION ALL ").join(
-        sql.SQL("SELECT v.k, {s} AS n FROM {r}, LATERAL (VALUES ({all}), ({src} || {r}.source)) AS v(k)").format(
-            r=sql.Identifier(r), s=sql.SQL(s), all=sql.Literal(THEOREMS_KEY), src=sql.Literal(SOURCE_KEY)
         )
         for r, s in sides
     )
@@ -61,22 +102,36 @@ def _delta(names: Names, plus: bool, minus: bool) -> sql.Composed:
             "INSERT INTO {lx} AS l (lexeme, ndoc) SELECT lexeme, sum(n) FROM ({lexemes}) AS d GROUP BY 1 "
             "HAVING sum(n) <> 0 ORDER BY 1 ON CONFLICT (lexeme) DO UPDATE SET ndoc = l.ndoc + EXCLUDED.ndoc;"
         ).format(lx=lx, lexemes=lexemes),
+    ]
+    if minus:
+        parts.append(sql.SQL(
+            "DELETE FROM {lx} AS l USING (SELECT DISTINCT x.lexeme FROM ot, unnest(tsvector_to_array(ot.tsv)) "
+            "AS x(lexeme)) AS d WHERE l.lexeme = d.lexeme AND l.ndoc <= 0;"
+        ).format(lx=lx))  # fmt: skip
+    return sql.SQL(" ").join(parts)
+
+
+def _key_delta(names: Names, plus: bool, minus: bool) -> sql.Composed:
+    """PL/pgSQL statements that add the new statements' (``nt``) counts and subtract the old ones' (``ot``)."""
+    c = sql.Identifier(names.counts)
+    sides = [("nt", "1")] * plus + [("ot", "-1")] * minus
+    keys = sql.SQL(" UNION ALL ").join(
+        sql.SQL("SELECT v.k, {s} AS n FROM {r}, LATERAL (VALUES ({all}), ({src} || {r}.source)) AS v(k)").format(
+            r=sql.Identifier(r), s=sql.SQL(s), all=sql.Literal(THEOREMS_KEY), src=sql.Literal(SOURCE_KEY)
+        )
+        for r, s in sides
+    )
+    parts = [
         sql.SQL(
             "INSERT INTO {c} AS c (key, n) SELECT k, sum(n) FROM ({keys}) AS d GROUP BY 1 "
             "HAVING sum(n) <> 0 ORDER BY 1 ON CONFLICT (key) DO UPDATE SET n = c.n + EXCLUDED.n;"
         ).format(c=c, keys=keys),
     ]
     if minus:
-        parts += [
-            sql.SQL(
-                "DELETE FROM {lx} AS l USING (SELECT DISTINCT x.lexeme FROM ot, unnest(tsvector_to_array(ot.tsv)) "
-                "AS x(lexeme)) AS d WHERE l.lexeme = d.lexeme AND l.ndoc <= 0;"
-            ).format(lx=lx),
-            sql.SQL(
-                "DELETE FROM {c} AS c USING (SELECT DISTINCT {src} || ot.source AS k FROM ot "
-                "UNION ALL SELECT {all}) AS d WHERE c.key = d.k AND c.n <= 0;"
-            ).format(c=c, src=sql.Literal(SOURCE_KEY), all=sql.Literal(THEOREMS_KEY)),
-        ]
+        parts.append(sql.SQL(
+            "DELETE FROM {c} AS c USING (SELECT DISTINCT {src} || ot.source AS k FROM ot "
+            "UNION ALL SELECT {all}) AS d WHERE c.key = d.k AND c.n <= 0;"
+        ).format(c=c, src=sql.Literal(SOURCE_KEY), all=sql.Literal(THEOREMS_KEY)))  # fmt: skip
     return sql.SQL(" ").join(parts)
 
 
@@ -100,12 +155,19 @@ def functions(names: Names) -> list[sql.Composed]:
         "INSERT INTO {c} AS c (key, n) SELECT TG_ARGV[0], {s} count(*) FROM {r} HAVING count(*) > 0 "
         "ON CONFLICT (key) DO UPDATE SET n = c.n + EXCLUDED.n; DELETE FROM {c} WHERE key = TG_ARGV[0] AND n <= 0;"
     ).format(c=c, s=sql.SQL(sign), r=sql.Identifier(rel))
+    stats = lambda plus, minus: sql.SQL(" ").join(  # noqa: E731
+        [_text_sync(names, insert=plus, delete=minus), _key_delta(names, plus, minus)])
+    lexemes = lambda plus, minus: _lexeme_delta(names, plus, minus)  # noqa: E731
     return [
-        _function(_fn(names, "stats_ins"), _delta(names, plus=True, minus=False)),
-        _function(_fn(names, "stats_upd"), _delta(names, plus=True, minus=True)),
-        _function(_fn(names, "stats_del"), _delta(names, plus=False, minus=True)),
-        _function(_fn(names, "stats_trunc"), sql.SQL("TRUNCATE {lx}; DELETE FROM {c} WHERE key = {all} OR key LIKE {src};").format(
-            lx=sql.Identifier(names.lexicon), c=c, all=sql.Literal(THEOREMS_KEY), src=sql.Literal(SOURCE_KEY + "%"))),
+        _function(_fn(names, "stats_ins"), stats(True, False)),
+        _function(_fn(names, "stats_upd"), stats(True, True)),
+        _function(_fn(names, "stats_del"), stats(False, True)),
+        _function(_fn(names, "stats_trunc"), sql.SQL("TRUNCATE {x}; DELETE FROM {c} WHERE key = {all} OR key LIKE {src};").format(
+            x=sql.Identifier(names.text), c=c, all=sql.Literal(THEOREMS_KEY), src=sql.Literal(SOURCE_KEY + "%"))),
+        _function(_fn(names, "lex_ins"), lexemes(True, False)),
+        _function(_fn(names, "lex_upd"), lexemes(True, True)),
+        _function(_fn(names, "lex_del"), lexemes(False, True)),
+        _function(_fn(names, "lex_trunc"), sql.SQL("TRUNCATE {lx};").format(lx=sql.Identifier(names.lexicon))),
         _function(_fn(names, "count_ins"), count("", "nt")),
         _function(_fn(names, "count_del"), count("-", "ot")),
         _function(_fn(names, "count_trunc"), sql.SQL("DELETE FROM {c} WHERE key = TG_ARGV[0];").format(c=c)),
@@ -114,18 +176,29 @@ def functions(names: Names) -> list[sql.Composed]:
 
 def function_names(names: Names) -> list[str]:
     """Every trigger function of a prefix, for dropping."""
-    return [f"{names.prefix}_{w}" for w in ("stats_ins", "stats_upd", "stats_del", "stats_trunc", "count_ins",
-                                            "count_del", "count_trunc")]  # fmt: skip
+    return [f"{names.prefix}_{w}" for w in ("stats_ins", "stats_upd", "stats_del", "stats_trunc", "lex_ins", "lex_upd",
+                                            "lex_del", "lex_trunc", "count_ins", "count_del", "count_trunc")]  # fmt: skip
 
 
 def theorem_triggers(names: Names) -> list[sql.Composed]:
-    """Triggers that keep the lexicon and the statement counts in step with the theorems table."""
+    """Triggers that keep the text table and the statement counts in step with the theorems table."""
     t = names.theorems
     return [
         _trigger("trag_stats_ins", "INSERT", t, _fn(names, "stats_ins"), "REFERENCING NEW TABLE AS nt"),
         _trigger("trag_stats_upd", "UPDATE", t, _fn(names, "stats_upd"), "REFERENCING OLD TABLE AS ot NEW TABLE AS nt"),
         _trigger("trag_stats_del", "DELETE", t, _fn(names, "stats_del"), "REFERENCING OLD TABLE AS ot"),
         _trigger("trag_stats_trunc", "TRUNCATE", t, _fn(names, "stats_trunc")),
+    ]
+
+
+def text_triggers(names: Names) -> list[sql.Composed]:
+    """Triggers that keep the lexicon in step with the text table (migration 14)."""
+    x = names.text
+    return [
+        _trigger("trag_lex_ins", "INSERT", x, _fn(names, "lex_ins"), "REFERENCING NEW TABLE AS nt"),
+        _trigger("trag_lex_upd", "UPDATE", x, _fn(names, "lex_upd"), "REFERENCING OLD TABLE AS ot NEW TABLE AS nt"),
+        _trigger("trag_lex_del", "DELETE", x, _fn(names, "lex_del"), "REFERENCING OLD TABLE AS ot"),
+        _trigger("trag_lex_trunc", "TRUNCATE", x, _fn(names, "lex_trunc")),
     ]
 
 
@@ -146,13 +219,22 @@ def vector_triggers(names: Names, space: str) -> list[tuple[str, sql.Composed]]:
     return _count_triggers(names, names.vectors(space), vectors_key(space))
 
 
-def recount(names: Names, spaces: list[str]) -> list[tuple[sql.Composed, list]]:
-    """Statements (with parameters) that rebuild the lexicon and the counts from the tables: O(N), for repair."""
-    t, lx, c = sql.Identifier(names.theorems), sql.Identifier(names.lexicon), sql.Identifier(names.counts)
-    out: list[tuple[sql.Composed, list]] = [
+def recount_lexicon(names: Names) -> list[tuple[sql.Composed, list]]:
+    """Statements (with parameters) that rebuild the lexicon from the text table (``ts_stat``: O(N))."""
+    lx = sql.Identifier(names.lexicon)
+    return [
         (sql.SQL("DELETE FROM {lx}").format(lx=lx), []),
         (sql.SQL("INSERT INTO {lx} (lexeme, ndoc) SELECT word, ndoc FROM ts_stat(%s)").format(lx=lx),
-         [sql.SQL("SELECT tsv FROM {t}").format(t=t)]),
+         [sql.SQL("SELECT tsv FROM {x}").format(x=sql.Identifier(names.text))]),
+    ]
+
+
+def recount(names: Names, spaces: list[str], lexicon: bool = True) -> list[tuple[sql.Composed, list]]:
+    """Statements (with parameters) that rebuild the lexicon (from the text table; ``lexicon=False``: not) and the
+    counts from the tables: O(N), for repair."""
+    t, c = sql.Identifier(names.theorems), sql.Identifier(names.counts)
+    out = recount_lexicon(names) if lexicon else []
+    out += [
         (sql.SQL("DELETE FROM {c}").format(c=c), []),
         (sql.SQL("INSERT INTO {c} (key, n) SELECT %s || source, count(*) FROM {t} GROUP BY source").format(c=c, t=t),
          [SOURCE_KEY]),

@@ -63,30 +63,41 @@ def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters,
     like_labels = " OR ".join("lower(t.label) LIKE %s" for _ in labels)
     exact_sql = f"(lower(t.name) = ANY(%s) OR {alias} OR {like_labels})"
     exact_params: list = [forms, forms, *labels]
-    # The same condition with an index behind every arm (a bitmap OR: names by the lower(name) b-tree, aliases
-    # through the full-text index, where synonyms are indexed, labels by the trigram index of migration 10), ANDed
-    # with it, so the look-up reads the statements it may return, not every definition.
-    if alias_indexed:
-        cand_sql = f"(lower(t.name) = ANY(%s) OR t.tsv @@ to_tsquery('english', %s) OR {like_labels}"
-        cand_params: list = [forms, alias_query_text(term), *labels]
-    else:
-        cand_sql, cand_params = f"({exact_sql}", list(exact_params)
-    loose, loose_params = "", []
+    loose_t, loose_x, loose_t_params, loose_x_params = "", "", [], []
     if not exact:
         words = list(dict.fromkeys(query_tokens(term)))
         core = words[:-1] if len(words) > 1 and words[-1] in HEAD_NOUNS else words
         # Every word of the term in the name (weight A of the full-text vector, so the GIN index serves it).
-        loose = " OR t.tsv @@ to_tsquery('english', %s) OR lower(t.label) LIKE %s"
-        loose_params = [" & ".join(f"{w}:A" for w in words) or "''", f"%definition-{'-'.join(core)}%"]
+        loose_x, loose_x_params = " OR x.tsv @@ to_tsquery('english', %s)", [" & ".join(f"{w}:A" for w in words) or "''"]
+        loose_t, loose_t_params = " OR lower(t.label) LIKE %s", [f"%definition-{'-'.join(core)}%"]
+    # The final check of a candidate reads its text row only for that (by primary key).
+    loose_x_t = (" OR EXISTS (SELECT 1 FROM {x} AS x WHERE x.id = t.id AND x.tsv @@ to_tsquery('english', %s))"
+                 if loose_x else "")
+    # The candidates, each arm served by an index (a bitmap OR over names by the lower(name) b-tree and labels by
+    # the trigram index of migration 10; aliases and name words through the text table's full-text index, where
+    # synonyms are indexed), so the look-up reads the statements it may return, not every definition.
+    if alias_indexed:
+        arms = [(f"SELECT t.id FROM {{t}} AS t WHERE lower(t.name) = ANY(%s) OR {like_labels}{loose_t}",
+                 [forms, *labels, *loose_t_params]),
+                ("SELECT x.id FROM {x} AS x WHERE x.tsv @@ to_tsquery('english', %s)" + loose_x,
+                 [alias_query_text(term), *loose_x_params])]  # fmt: skip
+    else:
+        arms = [(f"SELECT t.id FROM {{t}} AS t WHERE t.kind = ANY(%s) AND ({exact_sql}{loose_t})",
+                 [DEFINITION_KINDS, *exact_params, *loose_t_params])]
+        if loose_x:
+            arms.append(("SELECT x.id FROM {x} AS x WHERE FALSE" + loose_x, loose_x_params))
     query = sql.SQL(
         """SELECT t.id, t.doc_id, {exact} AS exact
         FROM {t} AS t
-        WHERE t.kind = ANY(%s) AND {cand}{loose}) AND ({exact}{loose}) AND {where}
+        WHERE t.id IN ({cand}) AND t.kind = ANY(%s) AND ({exact}{loose_x}{loose_t}) AND {where}
         ORDER BY exact DESC, length(coalesce(t.name, t.label, '')), t.id LIMIT %s"""
-    ).format(t=sql.Identifier(names.theorems), exact=sql.SQL(exact_sql), cand=sql.SQL(cand_sql),
-             loose=sql.SQL(loose), where=where)  # fmt: skip
-    return query, [*exact_params, DEFINITION_KINDS, *cand_params, *loose_params, *exact_params, *loose_params,
-                   *fparams, k]  # fmt: skip
+    ).format(t=sql.Identifier(names.theorems), x=sql.Identifier(names.text), exact=sql.SQL(exact_sql),
+             cand=sql.SQL(" UNION ALL ").join(sql.SQL(f"({q})").format(t=sql.Identifier(names.theorems),
+                                                                   x=sql.Identifier(names.text)) for q, _ in arms),
+             loose_x=sql.SQL(loose_x_t).format(x=sql.Identifier(names.text)), loose_t=sql.SQL(loose_t),
+             where=where)  # fmt: skip
+    return query, [*exact_params, *(p for _, ps in arms for p in ps), DEFINITION_KINDS, *exact_params,
+                   *loose_x_params, *loose_t_params, *fparams, k]  # fmt: skip
 
 
 def alias_query_text(term: str) -> str:

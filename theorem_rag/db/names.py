@@ -65,6 +65,12 @@ class Names:
         return self.prefix
 
     @property
+    def text(self) -> str:
+        """What full-text search reads: per statement its id, doc_id, source, kind, name, synonyms and full-text
+        vector (migration 14), a narrow copy the triggers of :mod:`theorem_rag.db.counters` keep in step."""
+        return f"{self.prefix}_text"
+
+    @property
     def documents(self) -> str:
         return f"{self.prefix}_documents"
 
@@ -110,4 +116,4 @@ class Names:
 
     def fixed_tables(self) -> list[str]:
         """Tables created by migrations, in an order safe for dropping (dependents first)."""
-        return [self.premise_head, self.deferred_indexes, self.counts, self.lexicon, self.feedback, self.slogan_cache, self.spaces, self.theorems, self.documents, self.version]
+        return [self.premise_head, self.deferred_indexes, self.counts, self.lexicon, self.feedback, self.slogan_cache, self.spaces, self.text, self.theorems, self.documents, self.version]

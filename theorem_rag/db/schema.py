@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13]
+[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14]
 """
 
 from __future__ import annotations
@@ -19,16 +19,6 @@ from theorem_rag.db.names import Names
 
 # A migration step is a statement, or a callable for a step that must read the database first (existing spaces).
 Step = Union[sql.Composable, Callable[[Connection], None]]
-
-# What the full-text vector covers: name (A), slogan (B), synonyms from meta (B), statement text (C).
-# A generated column keeps it in step with every write; 'english' stems, so "groups" finds "group".
-_TSV = """
-    setweight(to_tsvector('english', coalesce(name, '')), 'A')
- || setweight(to_tsvector('english', coalesce(slogan, '')), 'B')
- || setweight(to_tsvector('english', coalesce(meta ->> 'synonyms', '')), 'B')
- || setweight(to_tsvector('english', left(coalesce(nullif(body_expanded, ''), body_latex), 100000)), 'C')
-"""
-
 
 def _v1(n: Names) -> list[sql.Composed]:
     I = sql.Identifier  # noqa: E741
@@ -50,7 +40,7 @@ def _v1(n: Names) -> list[sql.Composed]:
                 meta jsonb NOT NULL DEFAULT '{{}}', content_hash text NOT NULL, slogan text,
                 updated_at timestamptz NOT NULL DEFAULT now(),
                 tsv tsvector GENERATED ALWAYS AS ({tsv}) STORED)"""
-        ).format(thm=I(n.theorems), tsv=sql.SQL(_TSV)),
+        ).format(thm=I(n.theorems), tsv=sql.SQL(counters.TSV)),
         sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (tsv)").format(
             i=I(f"{n.theorems}_tsv"), t=I(n.theorems)
         ),
@@ -126,8 +116,10 @@ def _v4(n: Names) -> list[Step]:
         for space in spaces:
             for _, ddl in counters.vector_triggers(n, space):
                 conn.execute(ddl)
-        # Triggers first, then the seed: the triggers' table locks keep writers out until this commits.
-        for stmt, params in counters.recount(n, spaces):
+        # Triggers first, then the seed: the triggers' table locks keep writers out until this commits. The lexicon
+        # is counted from the text table, which an index older than migration 14 does not have yet (14 counts it).
+        has_text = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [n.text]).fetchone()[0]
+        for stmt, params in counters.recount(n, spaces, lexicon=has_text):
             conn.execute(stmt, [p.as_string(conn) if isinstance(p, sql.Composable) else p for p in params])
 
     return [
@@ -212,6 +204,41 @@ def _v13(n: Names) -> list[sql.Composed]:
     ]  # fmt: skip
 
 
+def _v14(n: Names) -> list[Step]:
+    """Full-text search reads a narrow table (id, doc_id, source, kind, name, synonyms, tsv) instead of the wide
+    statements table, whose rows put the vector behind kilobytes of LaTeX, proof and metadata: a long query's
+    candidates sit in about a fifth of the pages (``benchmarks/results/text_narrow/``). The statements' triggers
+    write it, computing the vector once per row; its own triggers keep the lexicon. The generated column and its
+    index go, so nothing computes or stores the vector twice."""
+    I, t, x = sql.Identifier, sql.Identifier(n.theorems), sql.Identifier(n.text)  # noqa: E741
+
+    def fill(conn: Connection) -> None:
+        # From the stored vectors (no second to_tsvector pass), before the text table has triggers; then the
+        # lexicon counted from it once (an index migrated from schema 3 has none yet).
+        has_tsv = conn.execute("SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() "
+                               "AND table_name = %s AND column_name = 'tsv'", [n.theorems]).fetchone()[0]  # fmt: skip
+        rows = sql.SQL("SELECT id, doc_id, source, kind, name, {syn}, tsv FROM {t}").format(
+            syn=sql.SQL(counters.SYNONYMS), t=t) if has_tsv else counters.text_rows(n.theorems)
+        conn.execute(sql.SQL("INSERT INTO {x} {rows} ON CONFLICT (id) DO NOTHING").format(x=x, rows=rows))
+        for stmt, params in counters.recount_lexicon(n):
+            conn.execute(stmt, [p.as_string(conn) if isinstance(p, sql.Composable) else p for p in params])
+
+    return [
+        sql.SQL("""CREATE TABLE IF NOT EXISTS {x} (id text PRIMARY KEY, doc_id text NOT NULL, source text NOT NULL,
+            kind text NOT NULL, name text, synonyms jsonb NOT NULL DEFAULT '[]', tsv tsvector NOT NULL)""").format(x=x),
+        fill,
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {x} USING gin (tsv)").format(i=I(f"{n.text}_tsv"), x=x),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {x} (lower(name))").format(i=I(f"{n.text}_lname"), x=x),
+        *counters.functions(n),
+        *counters.theorem_triggers(n),
+        *counters.text_triggers(n),
+        sql.SQL("ALTER TABLE {t} DROP COLUMN IF EXISTS tsv").format(t=t),
+        # A bulk load interrupted before this version may have left the old index's definition to build again.
+        sql.SQL("DELETE FROM {d} WHERE name = {i}").format(d=I(n.deferred_indexes), i=sql.Literal(f"{n.theorems}_tsv")),
+        sql.SQL("ANALYZE {x}").format(x=x),
+    ]
+
+
 # (version, description, statements): append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
@@ -226,6 +253,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (11, "spaces.index_kind: the kind of a space's HNSW index (bit, halfvec)", _v11),
     (12, "deferred_indexes: indexes a bulk load dropped, until they are built again", _v12),
     (13, "premise_head: the fitted premise head (weights, holdout)", _v13),
+    (14, "text: the narrow table full-text search reads (tsv computed by trigger; theorems.tsv dropped)", _v14),
 ]
 LATEST = MIGRATIONS[-1][0]
 

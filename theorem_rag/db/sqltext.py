@@ -95,8 +95,8 @@ def create_space_table(names: Names, space: str, dim: int, half: bool) -> sql.Co
 
 
 def text_index_name(names: Names) -> str:
-    """The full-text GIN index of the theorems table (schema v1 names it so)."""
-    return f"{names.theorems}_tsv"
+    """The full-text GIN index of the text table (migration 14 names it so)."""
+    return f"{names.text}_tsv"
 
 
 def doc_index_name(names: Names) -> str:
@@ -105,9 +105,9 @@ def doc_index_name(names: Names) -> str:
 
 
 def create_text_index(names: Names) -> sql.Composed:
-    """The full-text GIN index over the generated ``tsv`` column, as schema v1 creates it."""
+    """The full-text GIN index over the text table's ``tsv`` column, as migration 14 creates it."""
     return sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (tsv)").format(
-        i=sql.Identifier(text_index_name(names)), t=sql.Identifier(names.theorems)
+        i=sql.Identifier(text_index_name(names)), t=sql.Identifier(names.text)
     )
 
 
@@ -224,10 +224,9 @@ KEYWORD_CAP = 5_000
 # scores stay far below it, so a score at least this large marks an exact name match.
 EXACT_NAME_BOOST = 10
 
-# A query equal to one of a statement's recorded alternative names (PlanetMath's pmsynonym) is a look-up by name.
-_ALIAS_SQL = "EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce({a}.meta -> 'synonyms', '[]')) AS s(x) " \
-    "WHERE lower(s.x) = %s)"
-_ALIAS_C = sql.SQL(_ALIAS_SQL.format(a="c"))
+# A query equal to one of a statement's recorded alternative names (PlanetMath's pmsynonym) is a look-up by name;
+# the text table keeps them as a JSON array.
+_ALIAS_SQL = "EXISTS (SELECT 1 FROM jsonb_array_elements_text({a}.synonyms) AS s(x) WHERE lower(s.x) = %s)"
 
 
 @dataclass(frozen=True)
@@ -305,7 +304,8 @@ def text_search(
     names: Names, query: str, filters: Filters, k: int, terms: Sequence[QueryTerm] | None = None,
     budget: int | None = None, rank_cap: int | None = None,
 ) -> tuple[sql.Composed, list]:
-    """Full-text search over name, slogan, synonyms and statement; a name equal to (or containing) the query wins.
+    """Full-text search over name, slogan, synonyms and statement (the text table: migration 14); a name equal to
+    (or containing) the query wins.
 
     Keyword queries (at most ``SHORT_QUERY_TOKENS`` words) need every word as a prefix and rank by ``ts_rank_cd``.
     Longer queries are scored like BM25 without term frequency: the share of the IDF of the query's rare lexemes
@@ -350,7 +350,7 @@ def text_search(
             SELECT t.doc_id, ts_rank_cd(t.tsv, %s::tsquery, 1) AS rank, {alias} AS alias
             FROM {t} AS t WHERE t.ctid = top.tid OFFSET 0) AS x
         ORDER BY score DESC, top.id LIMIT %s"""
-    ).format(t=sql.Identifier(names.theorems), share=share, year_join=_year_join(names, filters), where=where,
+    ).format(t=sql.Identifier(names.text), share=share, year_join=_year_join(names, filters), where=where,
              alias=sql.SQL(_ALIAS_SQL.format(a="t")), boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
     lowered = query.strip().lower()
     lexemes, idfs = [t.lexeme for t in terms], [t.idf for t in terms]
@@ -381,7 +381,7 @@ def _keyword_search(names: Names, query: str, filters: Filters, k: int, cap: int
     """
     where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
     lowered = query.strip().lower()
-    cols = sql.SQL("t.id, t.doc_id, t.tsv, t.name, t.meta")
+    cols = sql.SQL("t.id, t.doc_id, t.tsv, t.name, t.synonyms")
     query_sql = sql.SQL(
         """SELECT c.id, c.doc_id,
             ts_rank_cd(c.tsv, q.q, 1)
@@ -393,7 +393,7 @@ def _keyword_search(names: Names, query: str, filters: Filters, k: int, cap: int
             (SELECT {cols} FROM {t} AS t {year_join} WHERE lower(t.name) = %s AND {where})
         ) AS c, to_tsquery('english', %s) AS q(q)
         ORDER BY score DESC, c.id LIMIT %s"""
-    ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where, cols=cols,
+    ).format(t=sql.Identifier(names.text), year_join=_year_join(names, filters), where=where, cols=cols,
              alias=sql.SQL(_ALIAS_SQL.format(a="c")), boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
     pattern = f"%{_like_escape(lowered)}%"
     tsq = tsquery_text(query)
