@@ -67,12 +67,16 @@ def text_rows(relation: str) -> sql.Composed:
 
 def _text_sync(names: Names, insert: bool, delete: bool) -> sql.Composed:
     """PL/pgSQL statements that write the new statements' (``nt``) text rows and remove those of statements no
-    longer there (``ot`` without ``nt``); an unchanged text row is not rewritten."""
+    longer there (``ot`` without ``nt``); an unchanged text row is not rewritten. New statements (``insert``
+    alone) get new text rows by a plain ``INSERT``: the bulk load's path, where an upsert's speculative insertion
+    and a sort by id would cost per row."""
     x = sql.Identifier(names.text)
     cols = sql.SQL(", ").join(map(sql.Identifier, TEXT_COLUMNS))
     others = [sql.Identifier(c) for c in TEXT_COLUMNS if c != "id"]
     parts = []
-    if insert:
+    if insert and not delete:
+        parts.append(sql.SQL("INSERT INTO {x} ({cols}) {rows};").format(x=x, cols=cols, rows=text_rows("nt")))
+    elif insert:
         parts.append(sql.SQL(
             "INSERT INTO {x} AS x ({cols}) {rows} ORDER BY id ON CONFLICT (id) DO UPDATE SET {set} WHERE ({old}) IS "
             "DISTINCT FROM ({new});"
