@@ -136,9 +136,16 @@ def _long_text_query(store, query):
 
 def test_recount_repairs_counts(store):
     load(store)
+    n = store.names
     with store.connection() as conn:
-        conn.execute(f"DELETE FROM {store.names.lexicon}")
-        conn.execute(f"UPDATE {store.names.counts} SET n = 99")
+        conn.execute(f"DELETE FROM {n.lexicon}")
+        conn.execute(f"UPDATE {n.counts} SET n = 99")
+        # Statements edited with the triggers off: the text table no longer follows them.
+        conn.execute(f"ALTER TABLE {n.theorems} DISABLE TRIGGER USER")
+        conn.execute(f"UPDATE {n.theorems} SET name = 'Renamed' WHERE id = 'stacks:00DV'")
+        conn.execute(f"ALTER TABLE {n.theorems} ENABLE TRIGGER USER")
+        conn.execute(f"DELETE FROM {n.text} WHERE id = 'napkin:yoneda'")
+    assert _text_rows(store)[0] != _text_rows(store)[1]
     counts = store.recount()
     assert counts["theorems"] == 6 and counts["vectors:toy"] == 6
     _check(store)

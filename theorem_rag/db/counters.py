@@ -223,6 +223,16 @@ def vector_triggers(names: Names, space: str) -> list[tuple[str, sql.Composed]]:
     return _count_triggers(names, names.vectors(space), vectors_key(space))
 
 
+def rebuild_text(names: Names) -> list[tuple[sql.Composed, list]]:
+    """Statements that write the text table afresh from the statements table (every vector computed again: O(N))."""
+    x = sql.Identifier(names.text)
+    return [
+        (sql.SQL("TRUNCATE {x}").format(x=x), []),
+        (sql.SQL("INSERT INTO {x} ({cols}) {rows}").format(
+            x=x, cols=sql.SQL(", ").join(map(sql.Identifier, TEXT_COLUMNS)), rows=text_rows(names.theorems)), []),
+    ]
+
+
 def recount_lexicon(names: Names) -> list[tuple[sql.Composed, list]]:
     """Statements (with parameters) that rebuild the lexicon from the text table (``ts_stat``: O(N))."""
     lx = sql.Identifier(names.lexicon)

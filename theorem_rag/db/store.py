@@ -280,15 +280,17 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps, LookupOps, ProofGraphOps):
         return len(changed)
 
     def recount(self) -> dict[str, int]:
-        """Rebuild the lexicon and the maintained counts from the tables, in one transaction; returns the counts.
+        """Rebuild the text table, the lexicon and the maintained counts from the tables, in one transaction;
+        returns the counts.
 
-        Triggers keep both current on every write (:mod:`theorem_rag.db.counters`); this full pass (O(N)) is a
-        repair tool, for a database someone edited with triggers disabled.
+        Triggers keep them current on every write (:mod:`theorem_rag.db.counters`); this full pass (O(N), every
+        full-text vector computed again; full-text searches wait for it) is a repair tool, for a database someone
+        edited with triggers disabled.
         """
         with self.connection() as conn, conn.transaction():
             spaces = [s.name for s in self._all_spaces(conn)]
             conn.execute(sql.SQL("LOCK TABLE {t} IN SHARE MODE").format(t=sql.Identifier(self.names.theorems)))
-            for stmt, params in counters.recount(self.names, spaces):
+            for stmt, params in [*counters.rebuild_text(self.names), *counters.recount(self.names, spaces)]:
                 conn.execute(stmt, [p.as_string(conn) if isinstance(p, sql.Composable) else p for p in params])
             return self._counts(conn)
 
