@@ -417,3 +417,23 @@ def test_a_premise_query_reads_one_document_and_the_citations_asked_for(big_stor
     assert len(outline) == 75 and after_outline - before <= 80
     assert sorted(cited) == sorted((t.id, "s:00001") for t in citing) and after_citations - after_outline <= 10
     assert _rows_read(s, tables) == after_citations
+
+
+def test_an_unfiltered_dense_query_walks_the_index_even_on_a_small_table(big_store):
+    """With ef_search 1,000 the planner's estimate for a half-precision HNSW index on a few thousand rows prefers a
+    sequential scan computing every distance; an unfiltered query walks the index (it reads about the pool); a
+    filtered one is left to the planner and still returns only admissible rows."""
+    s = big_store
+    assert s.space("v").index == "halfvec"
+    s.build_index("v")
+    vec_table = s.names.vectors("v")
+    with s.connection() as conn:
+        conn.execute(f"ANALYZE {vec_table}")
+    q = np.random.default_rng(5).normal(size=384).astype(np.float32)
+    before = _rows_read(s, [vec_table])
+    hits = s.search_dense("v", q, k=20, pool=200, ef_search=1000)
+    read = _rows_read(s, [vec_table]) - before
+    assert len(hits) == 20 and read <= 2 * 200, read  # a sequential scan reads all 3,000
+    assert [h.theorem_id for h in hits] == [h.theorem_id for h in s.exact_search("v", q, k=20)]
+    only_a = s.search_dense("v", q, k=5, pool=200, ef_search=1000, filters={"source": "a"})
+    assert len(only_a) == 5 and all(t.source == "a" for t in s.get_theorems([h.theorem_id for h in only_a]).values())
