@@ -88,9 +88,10 @@ class Settings(BaseSettings):
     # Retrieval
     k: int = Field(10, description="Number of results returned by default.")
     max_k: int = Field(100, description="Largest k a caller may ask for.")
-    candidate_pool: int = Field(
-        1000, description="Hamming-distance candidates re-ranked by exact cosine (Recall@20 0.99 on the full index)."
-    )
+    candidate_pool: int | None = Field(
+        None, ge=1, description="HNSW candidates re-ranked by exact cosine; unset: by the space's index kind, 1,000 "
+        "for bit (Hamming distance is coarse: Recall@20 0.993 on the full index) and 200 for halfvec (already in "
+        "cosine order: the same top 20 as 1,000).")
     ef_search: int = Field(1000, description="hnsw.ef_search for the binary-quantized index (at least the pool).")
     iterative_scan: str = Field("relaxed_order", description="hnsw.iterative_scan: 'off', 'strict_order', 'relaxed_order'.")
     hybrid: bool = Field(True, description="Fuse dense and full-text rankings by reciprocal rank fusion.")

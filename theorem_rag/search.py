@@ -58,7 +58,7 @@ class TheoremSearch:
         space: str,
         k: int = 10,
         max_k: int = 100,
-        pool: int = 1000,
+        pool: int | None = None,
         ef_search: int = 1000,
         iterative_scan: str = "relaxed_order",
         hybrid: bool = True,
@@ -82,7 +82,8 @@ class TheoremSearch:
                              premise_head=premise_head)  # fmt: skip
         self._built: set[str] = set()
         self.retriever = TheoremRetriever(
-            store, SentenceTransformerEmbedding(embedder), space, k=k, pool=max(pool, max_k), ef_search=ef_search,
+            store, SentenceTransformerEmbedding(embedder), space, k=k, pool=pool if pool is None else max(pool, max_k),
+            ef_search=ef_search,
             iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, max_query_chars=max_query_chars,
             extra_spaces=extra_spaces, reranker=reranker, rerank_depth=max_k, understand=understand,
             parallel_text=parallel_text, premise_head=premise_head,

@@ -98,3 +98,23 @@ def test_a_new_space_gets_the_default_kind_with_its_denser_graph(store):
     store.set_index_kind("fresh", "bit")
     store.build_index("fresh")  # each kind its own graph parameters
     assert f"m='{HNSW_PARAMS['bit'][0]}'" in _index_definition(store, "fresh")
+
+
+@pytest.mark.parametrize("index, pool", [("bit", 1000), ("halfvec", 200)])
+def test_the_default_pool_follows_the_index_kind_and_an_explicit_one_wins(store, index, pool):
+    """Hamming distance over bits needs a large pool to re-rank; a half-precision walk is already in cosine order."""
+    from theorem_rag.retrieval.retriever import TheoremRetriever
+
+    _load(store, "toy", index=index)
+    asked: list[int] = []
+    search_dense = store.search_dense
+
+    def spy(*args, **kwargs):
+        asked.append(kwargs["pool"])
+        return search_dense(*args, **kwargs)
+
+    store.search_dense = spy
+    embed = type("E", (), {"get_query_embedding": lambda self, q: theorem_vectors()[0].tolist()})()
+    hits = TheoremRetriever(store, embed, "toy", k=3, hybrid=False, understand=False).search("Nakayama")
+    TheoremRetriever(store, embed, "toy", k=3, pool=77, hybrid=False, understand=False).search("Nakayama")
+    assert len(hits) == 3 and asked == [pool, 77]

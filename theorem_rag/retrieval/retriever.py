@@ -27,6 +27,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('TheoremRetriever needs LlamaIndex: pip install "theorem-rag[index]"') from err
 
 from theorem_rag.db.sqltext import EXACT_NAME_BOOST
+from theorem_rag.db.vectors import DEFAULT_POOL
 from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
 from theorem_rag.query import is_short_query, validate_query
@@ -152,7 +153,7 @@ class TheoremRetriever(BaseRetriever):
         embed_model: Any,
         space: str,
         k: int = 10,
-        pool: int = 1000,
+        pool: int | None = None,
         ef_search: int = 1000,
         iterative_scan: str = "relaxed_order",
         hybrid: bool = True,
@@ -172,7 +173,7 @@ class TheoremRetriever(BaseRetriever):
     ) -> None:
         if mode not in MODES:
             raise InputError(f"unknown retriever mode {mode!r}; use {' or '.join(MODES)}")
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1 or pool < k:
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1 or (pool is not None and pool < k):
             raise InputError(f"need 1 <= k <= pool, got k={k!r}, pool={pool!r}")
         self.store, self.embed_model, self.space = store, embed_model, space
         self.k, self.pool, self.ef_search, self.iterative_scan = k, pool, ef_search, iterative_scan
@@ -186,6 +187,14 @@ class TheoremRetriever(BaseRetriever):
         self.mode = mode
         self.premise_head = premise_head
         super().__init__(**kwargs)
+
+    def _pool(self, space: str) -> int:
+        """The candidate pool of a dense search in ``space``: the one asked for, else the default of the space's
+        index kind (:data:`~theorem_rag.db.vectors.DEFAULT_POOL`)."""
+        if self.pool is not None:
+            return self.pool
+        kind = self.store.space(space).index if hasattr(self.store, "space") else "bit"
+        return DEFAULT_POOL.get(kind, DEFAULT_POOL["bit"])
 
     def options(self) -> dict[str, Any]:
         """Every ranking option of this retriever, as keyword arguments of the constructor."""
@@ -324,7 +333,7 @@ class TheoremRetriever(BaseRetriever):
                 vec = embedding if i == 0 and embedding is not None else self._embed(query)
                 for space in (self.space, *self.extra_spaces):
                     ranking = self.store.search_dense(
-                        space, vec, k=depth, pool=max(self.pool, depth), filters=filters,
+                        space, vec, k=depth, pool=max(self._pool(space), depth), filters=filters,
                         ef_search=self.ef_search, iterative_scan=self.iterative_scan,
                     )  # fmt: skip
                     if space == self.space:
