@@ -547,9 +547,10 @@ def main(argv: list[str] | None = None) -> int:
         retriever = TheoremRetriever(store, SentenceTransformerEmbedding(embedder), SPACE, k=args.k,
                                      pool=settings.candidate_pool, ef_search=settings.ef_search,
                                      iterative_scan=settings.iterative_scan, hybrid=True, rrf_k=settings.rrf_k)  # fmt: skip
-        result.update(k=args.k, pool=settings.candidate_pool, ef_search=settings.ef_search,
+        pool = retriever.pool_for(SPACE)  # the setting, or the default of the space's index kind
+        result.update(k=args.k, pool=pool, ef_search=settings.ef_search,
                       text_k=max(args.k, retriever.depth), warmup=args.warmup)  # fmt: skip
-        result["latency"] = measure_latency(store, retriever, queries, qvecs, args.k, settings.candidate_pool,
+        result["latency"] = measure_latency(store, retriever, queries, qvecs, args.k, pool,
                                             settings.ef_search, args.warmup)  # fmt: skip
         print("latency p50/p95/p99 ms: " + "; ".join(
             f"{m} {v['all']['p50']:.1f}/{v['all']['p95']:.1f}/{v['all']['p99']:.1f}" for m, v in result["latency"].items()))

@@ -188,7 +188,7 @@ class TheoremRetriever(BaseRetriever):
         self.premise_head = premise_head
         super().__init__(**kwargs)
 
-    def _pool(self, space: str) -> int:
+    def pool_for(self, space: str) -> int:
         """The candidate pool of a dense search in ``space``: the one asked for, else the default of the space's
         index kind (:data:`~theorem_rag.db.vectors.DEFAULT_POOL`)."""
         if self.pool is not None:
@@ -333,7 +333,7 @@ class TheoremRetriever(BaseRetriever):
                 vec = embedding if i == 0 and embedding is not None else self._embed(query)
                 for space in (self.space, *self.extra_spaces):
                     ranking = self.store.search_dense(
-                        space, vec, k=depth, pool=max(self._pool(space), depth), filters=filters,
+                        space, vec, k=depth, pool=max(self.pool_for(space), depth), filters=filters,
                         ef_search=self.ef_search, iterative_scan=self.iterative_scan,
                     )  # fmt: skip
                     if space == self.space:
