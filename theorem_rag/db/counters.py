@@ -20,6 +20,8 @@ path, O(N), and what the migration seeds them with).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from psycopg import sql
 
 from theorem_rag.db.names import Names
@@ -90,53 +92,44 @@ def _text_sync(names: Names, insert: bool, delete: bool) -> sql.Composed:
     return sql.SQL(" ").join(parts)
 
 
-def _lexeme_delta(names: Names, plus: bool, minus: bool) -> sql.Composed:
-    """PL/pgSQL statements that add the new text rows' (``nt``) lexemes and subtract the old rows' (``ot``)."""
-    lx = sql.Identifier(names.lexicon)
+def _sum_delta(table: str, key: str, count: str, side: Callable[[str, str], sql.Composable], plus: bool, minus: bool,
+               emptied: sql.Composable) -> sql.Composed:
+    """PL/pgSQL statements that add to ``table``'s ``count`` per ``key`` what the new rows (``nt``) bring and take
+    away what the old rows (``ot``) had: ``side(relation, sign)`` is the ``(key, n)`` rows of one side. With old
+    rows, the keys ``emptied`` (a query over ``ot``) whose count fell to zero are deleted."""
+    t, k, n = sql.Identifier(table), sql.Identifier(key), sql.Identifier(count)
     sides = [("nt", "1")] * plus + [("ot", "-1")] * minus
-    lexemes = sql.SQL(" UNION ALL ").join(
-        sql.SQL("SELECT x.lexeme, {s} AS n FROM {r}, unnest(tsvector_to_array({r}.tsv)) AS x(lexeme)").format(
-            r=sql.Identifier(r), s=sql.SQL(s)
-        )
-        for r, s in sides
-    )
+    rows = sql.SQL(" UNION ALL ").join(side(r, s) for r, s in sides)
     # ORDER BY: concurrent writers lock the rows they share in one order, so they wait instead of deadlocking.
     parts = [
         sql.SQL(
-            "INSERT INTO {lx} AS l (lexeme, ndoc) SELECT lexeme, sum(n) FROM ({lexemes}) AS d GROUP BY 1 "
-            "HAVING sum(n) <> 0 ORDER BY 1 ON CONFLICT (lexeme) DO UPDATE SET ndoc = l.ndoc + EXCLUDED.ndoc;"
-        ).format(lx=lx, lexemes=lexemes),
+            "INSERT INTO {t} AS t ({k}, {n}) SELECT k, sum(n) FROM ({rows}) AS d(k, n) GROUP BY 1 "
+            "HAVING sum(n) <> 0 ORDER BY 1 ON CONFLICT ({k}) DO UPDATE SET {n} = t.{n} + EXCLUDED.{n};"
+        ).format(t=t, k=k, n=n, rows=rows),
     ]
     if minus:
-        parts.append(sql.SQL(
-            "DELETE FROM {lx} AS l USING (SELECT DISTINCT x.lexeme FROM ot, unnest(tsvector_to_array(ot.tsv)) "
-            "AS x(lexeme)) AS d WHERE l.lexeme = d.lexeme AND l.ndoc <= 0;"
-        ).format(lx=lx))  # fmt: skip
+        parts.append(sql.SQL("DELETE FROM {t} AS t USING ({emptied}) AS d(k) WHERE t.{k} = d.k AND t.{n} <= 0;").format(
+            t=t, k=k, n=n, emptied=emptied))  # fmt: skip
     return sql.SQL(" ").join(parts)
+
+
+def _lexeme_delta(names: Names, plus: bool, minus: bool) -> sql.Composed:
+    """PL/pgSQL statements that add the new text rows' (``nt``) lexemes and subtract the old rows' (``ot``)."""
+    side = lambda r, s: sql.SQL(  # noqa: E731
+        "SELECT x.lexeme, {s} FROM {r}, unnest(tsvector_to_array({r}.tsv)) AS x(lexeme)"
+    ).format(r=sql.Identifier(r), s=sql.SQL(s))
+    emptied = sql.SQL("SELECT DISTINCT x.lexeme FROM ot, unnest(tsvector_to_array(ot.tsv)) AS x(lexeme)")
+    return _sum_delta(names.lexicon, "lexeme", "ndoc", side, plus, minus, emptied)
 
 
 def _key_delta(names: Names, plus: bool, minus: bool) -> sql.Composed:
     """PL/pgSQL statements that add the new statements' (``nt``) counts and subtract the old ones' (``ot``)."""
-    c = sql.Identifier(names.counts)
-    sides = [("nt", "1")] * plus + [("ot", "-1")] * minus
-    keys = sql.SQL(" UNION ALL ").join(
-        sql.SQL("SELECT v.k, {s} AS n FROM {r}, LATERAL (VALUES ({all}), ({src} || {r}.source)) AS v(k)").format(
-            r=sql.Identifier(r), s=sql.SQL(s), all=sql.Literal(THEOREMS_KEY), src=sql.Literal(SOURCE_KEY)
-        )
-        for r, s in sides
-    )
-    parts = [
-        sql.SQL(
-            "INSERT INTO {c} AS c (key, n) SELECT k, sum(n) FROM ({keys}) AS d GROUP BY 1 "
-            "HAVING sum(n) <> 0 ORDER BY 1 ON CONFLICT (key) DO UPDATE SET n = c.n + EXCLUDED.n;"
-        ).format(c=c, keys=keys),
-    ]
-    if minus:
-        parts.append(sql.SQL(
-            "DELETE FROM {c} AS c USING (SELECT DISTINCT {src} || ot.source AS k FROM ot "
-            "UNION ALL SELECT {all}) AS d WHERE c.key = d.k AND c.n <= 0;"
-        ).format(c=c, src=sql.Literal(SOURCE_KEY), all=sql.Literal(THEOREMS_KEY)))  # fmt: skip
-    return sql.SQL(" ").join(parts)
+    side = lambda r, s: sql.SQL(  # noqa: E731
+        "SELECT v.k, {s} FROM {r}, LATERAL (VALUES ({all}), ({src} || {r}.source)) AS v(k)"
+    ).format(r=sql.Identifier(r), s=sql.SQL(s), all=sql.Literal(THEOREMS_KEY), src=sql.Literal(SOURCE_KEY))
+    emptied = sql.SQL("SELECT DISTINCT {src} || ot.source FROM ot UNION ALL SELECT {all}").format(
+        src=sql.Literal(SOURCE_KEY), all=sql.Literal(THEOREMS_KEY))
+    return _sum_delta(names.counts, "key", "n", side, plus, minus, emptied)
 
 
 def _function(name: sql.Identifier, body: sql.Composable) -> sql.Composed:
