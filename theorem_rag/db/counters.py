@@ -177,26 +177,22 @@ def function_names(names: Names) -> list[str]:
                                             "lex_del", "lex_trunc", "count_ins", "count_del", "count_trunc")]  # fmt: skip
 
 
+def _write_triggers(names: Names, table: str, what: str) -> list[sql.Composed]:
+    """``trag_<what>_{ins,upd,del,trunc}`` on ``table``, each calling ``<prefix>_<what>_...`` with the transition
+    tables it reads."""
+    events = [("ins", "INSERT", "REFERENCING NEW TABLE AS nt"), ("upd", "UPDATE", "REFERENCING OLD TABLE AS ot NEW TABLE AS nt"),
+              ("del", "DELETE", "REFERENCING OLD TABLE AS ot"), ("trunc", "TRUNCATE", "")]  # fmt: skip
+    return [_trigger(f"trag_{what}_{e}", event, table, _fn(names, f"{what}_{e}"), ref) for e, event, ref in events]
+
+
 def theorem_triggers(names: Names) -> list[sql.Composed]:
     """Triggers that keep the text table and the statement counts in step with the theorems table."""
-    t = names.theorems
-    return [
-        _trigger("trag_stats_ins", "INSERT", t, _fn(names, "stats_ins"), "REFERENCING NEW TABLE AS nt"),
-        _trigger("trag_stats_upd", "UPDATE", t, _fn(names, "stats_upd"), "REFERENCING OLD TABLE AS ot NEW TABLE AS nt"),
-        _trigger("trag_stats_del", "DELETE", t, _fn(names, "stats_del"), "REFERENCING OLD TABLE AS ot"),
-        _trigger("trag_stats_trunc", "TRUNCATE", t, _fn(names, "stats_trunc")),
-    ]
+    return _write_triggers(names, names.theorems, "stats")
 
 
 def text_triggers(names: Names) -> list[sql.Composed]:
     """Triggers that keep the lexicon in step with the text table (migration 14)."""
-    x = names.text
-    return [
-        _trigger("trag_lex_ins", "INSERT", x, _fn(names, "lex_ins"), "REFERENCING NEW TABLE AS nt"),
-        _trigger("trag_lex_upd", "UPDATE", x, _fn(names, "lex_upd"), "REFERENCING OLD TABLE AS ot NEW TABLE AS nt"),
-        _trigger("trag_lex_del", "DELETE", x, _fn(names, "lex_del"), "REFERENCING OLD TABLE AS ot"),
-        _trigger("trag_lex_trunc", "TRUNCATE", x, _fn(names, "lex_trunc")),
-    ]
+    return _write_triggers(names, names.text, "lex")
 
 
 def _count_triggers(names: Names, table: str, key: str) -> list[tuple[str, sql.Composed]]:
