@@ -73,19 +73,21 @@ def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters,
     # The final check of a candidate reads its text row only for that (by primary key).
     loose_x_t = (" OR EXISTS (SELECT 1 FROM {x} AS x WHERE x.id = t.id AND x.tsv @@ to_tsquery('english', %s))"
                  if loose_x else "")
-    # The candidates, each arm served by an index (a bitmap OR over names by the lower(name) b-tree and labels by
+    # The candidates, each arm served by an index and held to definitions (at a million statements an alias's
+    # words are in tens of thousands of statements, few of them definitions, each read again by key otherwise) (a bitmap OR over names by the lower(name) b-tree and labels by
     # the trigram index of migration 10; aliases and name words through the text table's full-text index, where
     # synonyms are indexed), so the look-up reads the statements it may return, not every definition.
     if alias_indexed:
-        arms = [(f"SELECT t.id FROM {{t}} AS t WHERE lower(t.name) = ANY(%s) OR {like_labels}{loose_t}",
-                 [forms, *labels, *loose_t_params]),
-                ("SELECT x.id FROM {x} AS x WHERE x.tsv @@ to_tsquery('english', %s)" + loose_x,
-                 [alias_query_text(term), *loose_x_params])]  # fmt: skip
+        arms = [(f"SELECT t.id FROM {{t}} AS t WHERE t.kind = ANY(%s) AND (lower(t.name) = ANY(%s) OR {like_labels}{loose_t})",
+                 [DEFINITION_KINDS, forms, *labels, *loose_t_params]),
+                ("SELECT x.id FROM {x} AS x WHERE x.kind = ANY(%s) AND (x.tsv @@ to_tsquery('english', %s)" + loose_x + ")",
+                 [DEFINITION_KINDS, alias_query_text(term), *loose_x_params])]  # fmt: skip
     else:
         arms = [(f"SELECT t.id FROM {{t}} AS t WHERE t.kind = ANY(%s) AND ({exact_sql}{loose_t})",
                  [DEFINITION_KINDS, *exact_params, *loose_t_params])]
         if loose_x:
-            arms.append(("SELECT x.id FROM {x} AS x WHERE FALSE" + loose_x, loose_x_params))
+            arms.append(("SELECT x.id FROM {x} AS x WHERE x.kind = ANY(%s) AND (FALSE" + loose_x + ")",
+                         [DEFINITION_KINDS, *loose_x_params]))
     query = sql.SQL(
         """SELECT t.id, t.doc_id, {exact} AS exact
         FROM {t} AS t
