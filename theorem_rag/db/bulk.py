@@ -85,8 +85,9 @@ class BulkOps:
 
     def defer_indexes(self) -> list[str]:
         """Drop the secondary indexes of the statements table and of its text table (the full-text index is
-        there) before a bulk load; returns their names. The primary keys stay, and so does the ``doc_id`` index: every document write finds its statements through it (the year
-        of their vectors), and without it each batch's documents would scan the table.
+        there) before a bulk load; returns their names. The primary keys stay, and so does the ``doc_id`` index:
+        every document write finds its statements through it (the year of their vectors), and without it each
+        batch's documents would scan the table.
 
         Their definitions are kept in the ``deferred_indexes`` table in the same transaction, so
         :meth:`restore_indexes` builds them again, even after a crash in between. One ``CREATE INDEX`` over the

@@ -59,11 +59,11 @@ SYNONYMS = "CASE WHEN jsonb_typeof(meta -> 'synonyms') = 'array' THEN meta -> 's
 TEXT_COLUMNS = ("id", "doc_id", "source", "kind", "name", "synonyms", "tsv")
 
 
-def text_rows(relation: str) -> sql.Composed:
+def text_rows(relation: str, tsv: str = TSV) -> sql.Composed:
     """The text table's rows (``TEXT_COLUMNS``) of the statements in ``relation`` (a transition table, or the
-    statements table itself)."""
+    statements table itself); ``tsv``: the vector's expression (migration 14 reads the stored column instead)."""
     return sql.SQL("SELECT id, doc_id, source, kind, name, {syn} AS synonyms, {tsv} AS tsv FROM {r}").format(
-        syn=sql.SQL(SYNONYMS), tsv=sql.SQL(TSV), r=sql.Identifier(relation)
+        syn=sql.SQL(SYNONYMS), tsv=sql.SQL(tsv), r=sql.Identifier(relation)
     )
 
 

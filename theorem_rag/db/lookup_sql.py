@@ -63,40 +63,39 @@ def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters,
     like_labels = " OR ".join("lower(t.label) LIKE %s" for _ in labels)
     exact_sql = f"(lower(t.name) = ANY(%s) OR {alias} OR {like_labels})"
     exact_params: list = [forms, forms, *labels]
-    loose_t, loose_x, loose_t_params, loose_x_params = "", "", [], []
+    matches = "x.tsv @@ to_tsquery('english', %s)"  # a condition on the text row x of a statement
+    loose_t, loose_t_params, loose_x_params = "", [], []
     if not exact:
         words = list(dict.fromkeys(query_tokens(term)))
         core = words[:-1] if len(words) > 1 and words[-1] in HEAD_NOUNS else words
         # Every word of the term in the name (weight A of the full-text vector, so the GIN index serves it).
-        loose_x, loose_x_params = " OR x.tsv @@ to_tsquery('english', %s)", [" & ".join(f"{w}:A" for w in words) or "''"]
+        loose_x_params = [" & ".join(f"{w}:A" for w in words) or "''"]
         loose_t, loose_t_params = " OR lower(t.label) LIKE %s", [f"%definition-{'-'.join(core)}%"]
     # The final check of a candidate reads its text row only for that (by primary key).
-    loose_x_t = (" OR EXISTS (SELECT 1 FROM {x} AS x WHERE x.id = t.id AND x.tsv @@ to_tsquery('english', %s))"
-                 if loose_x else "")
-    # The candidates, each arm served by an index and held to definitions (at a million statements an alias's
-    # words are in tens of thousands of statements, few of them definitions, each read again by key otherwise) (a bitmap OR over names by the lower(name) b-tree and labels by
-    # the trigram index of migration 10; aliases and name words through the text table's full-text index, where
-    # synonyms are indexed), so the look-up reads the statements it may return, not every definition.
-    if alias_indexed:
-        arms = [(f"SELECT t.id FROM {{t}} AS t WHERE t.kind = ANY(%s) AND (lower(t.name) = ANY(%s) OR {like_labels}{loose_t})",
-                 [DEFINITION_KINDS, forms, *labels, *loose_t_params]),
-                ("SELECT x.id FROM {x} AS x WHERE x.kind = ANY(%s) AND (x.tsv @@ to_tsquery('english', %s)" + loose_x + ")",
-                 [DEFINITION_KINDS, alias_query_text(term), *loose_x_params])]  # fmt: skip
-    else:
-        arms = [(f"SELECT t.id FROM {{t}} AS t WHERE t.kind = ANY(%s) AND ({exact_sql}{loose_t})",
-                 [DEFINITION_KINDS, *exact_params, *loose_t_params])]
-        if loose_x:
-            arms.append(("SELECT x.id FROM {x} AS x WHERE x.kind = ANY(%s) AND (FALSE" + loose_x + ")",
-                         [DEFINITION_KINDS, *loose_x_params]))
+    loose_x_t = f" OR EXISTS (SELECT 1 FROM {{x}} AS x WHERE x.id = t.id AND {matches})" if loose_x_params else ""
+    # The candidates, each arm served by an index: names by the lower(name) b-tree and labels by the trigram index
+    # of migration 10 (a bitmap OR), aliases and name words by the text table's full-text index (synonyms are in
+    # the vector). So the look-up reads the statements it may return, not every definition. Each arm is held to
+    # definitions: at a million statements an alias's words are in tens of thousands of statements, few of them
+    # definitions, and each would be read again by key.
+    x_conditions = ([matches] if alias_indexed else []) + ([matches] if loose_x_params else [])
+    x_params = ([alias_query_text(term)] if alias_indexed else []) + loose_x_params
+    t_condition = f"lower(t.name) = ANY(%s) OR {like_labels}" if alias_indexed else exact_sql
+    t_params = [forms, *labels] if alias_indexed else list(exact_params)
+    arms = [(f"SELECT t.id FROM {{t}} AS t WHERE t.kind = ANY(%s) AND ({t_condition}{loose_t})",
+             [DEFINITION_KINDS, *t_params, *loose_t_params])]
+    if x_conditions:
+        arms.append((f"SELECT x.id FROM {{x}} AS x WHERE x.kind = ANY(%s) AND ({' OR '.join(x_conditions)})",
+                     [DEFINITION_KINDS, *x_params]))
     query = sql.SQL(
         """SELECT t.id, t.doc_id, {exact} AS exact
         FROM {t} AS t
-        WHERE t.id IN ({cand}) AND t.kind = ANY(%s) AND ({exact}{loose_x}{loose_t}) AND {where}
+        WHERE t.id IN ({cand}) AND t.kind = ANY(%s) AND ({exact}{loose_x_t}{loose_t}) AND {where}
         ORDER BY exact DESC, length(coalesce(t.name, t.label, '')), t.id LIMIT %s"""
     ).format(t=sql.Identifier(names.theorems), x=sql.Identifier(names.text), exact=sql.SQL(exact_sql),
              cand=sql.SQL(" UNION ALL ").join(sql.SQL(f"({q})").format(t=sql.Identifier(names.theorems),
                                                                    x=sql.Identifier(names.text)) for q, _ in arms),
-             loose_x=sql.SQL(loose_x_t).format(x=sql.Identifier(names.text)), loose_t=sql.SQL(loose_t),
+             loose_x_t=sql.SQL(loose_x_t).format(x=sql.Identifier(names.text)), loose_t=sql.SQL(loose_t),
              where=where)  # fmt: skip
     return query, [*exact_params, *(p for _, ps in arms for p in ps), DEFINITION_KINDS, *exact_params,
                    *loose_x_params, *loose_t_params, *fparams, k]  # fmt: skip

@@ -20,6 +20,13 @@ from theorem_rag.db.names import Names
 # A migration step is a statement, or a callable for a step that must read the database first (existing spaces).
 Step = Union[sql.Composable, Callable[[Connection], None]]
 
+def execute_all(conn: Connection, statements: list[tuple[sql.Composable, list]]) -> None:
+    """Run (statement, parameters) pairs such as :func:`counters.recount` builds; a parameter that is SQL text
+    itself (the query ``ts_stat`` reads) is bound as its string."""
+    for stmt, params in statements:
+        conn.execute(stmt, [p.as_string(conn) if isinstance(p, sql.Composable) else p for p in params])
+
+
 def _v1(n: Names) -> list[sql.Composed]:
     I = sql.Identifier  # noqa: E741
     return [
@@ -119,8 +126,7 @@ def _v4(n: Names) -> list[Step]:
         # Triggers first, then the seed: the triggers' table locks keep writers out until this commits. The lexicon
         # is counted from the text table, which an index older than migration 14 does not have yet (14 counts it).
         has_text = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [n.text]).fetchone()[0]
-        for stmt, params in counters.recount(n, spaces, lexicon=has_text):
-            conn.execute(stmt, [p.as_string(conn) if isinstance(p, sql.Composable) else p for p in params])
+        execute_all(conn, counters.recount(n, spaces, lexicon=has_text))
 
     return [
         sql.SQL("CREATE TABLE IF NOT EXISTS {c} (key text PRIMARY KEY, n bigint NOT NULL)").format(
@@ -217,11 +223,9 @@ def _v14(n: Names) -> list[Step]:
         # lexicon counted from it once (an index migrated from schema 3 has none yet).
         has_tsv = conn.execute("SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() "
                                "AND table_name = %s AND column_name = 'tsv'", [n.theorems]).fetchone()[0]  # fmt: skip
-        rows = sql.SQL("SELECT id, doc_id, source, kind, name, {syn}, tsv FROM {t}").format(
-            syn=sql.SQL(counters.SYNONYMS), t=t) if has_tsv else counters.text_rows(n.theorems)
+        rows = counters.text_rows(n.theorems, tsv="tsv" if has_tsv else counters.TSV)
         conn.execute(sql.SQL("INSERT INTO {x} {rows} ON CONFLICT (id) DO NOTHING").format(x=x, rows=rows))
-        for stmt, params in counters.recount_lexicon(n):
-            conn.execute(stmt, [p.as_string(conn) if isinstance(p, sql.Composable) else p for p in params])
+        execute_all(conn, counters.recount_lexicon(n))
 
     return [
         sql.SQL("""CREATE TABLE IF NOT EXISTS {x} (id text PRIMARY KEY, doc_id text NOT NULL, source text NOT NULL,

@@ -32,7 +32,7 @@ from theorem_rag.db.cancel import tracked
 from theorem_rag.db.lookup import LookupOps
 from theorem_rag.db.names import Names
 from theorem_rag.db.proof_graph import ProofGraphOps
-from theorem_rag.db.schema import migrate
+from theorem_rag.db.schema import execute_all, migrate
 from theorem_rag.db.side_tables import SideTableOps
 from theorem_rag.db.vectors import SpaceOps, StoreUnavailable, VectorSpace
 from theorem_rag.errors import InputError
@@ -290,8 +290,7 @@ class TheoremStore(SpaceOps, SideTableOps, BulkOps, LookupOps, ProofGraphOps):
         with self.connection() as conn, conn.transaction():
             spaces = [s.name for s in self._all_spaces(conn)]
             conn.execute(sql.SQL("LOCK TABLE {t} IN SHARE MODE").format(t=sql.Identifier(self.names.theorems)))
-            for stmt, params in [*counters.rebuild_text(self.names), *counters.recount(self.names, spaces)]:
-                conn.execute(stmt, [p.as_string(conn) if isinstance(p, sql.Composable) else p for p in params])
+            execute_all(conn, [*counters.rebuild_text(self.names), *counters.recount(self.names, spaces)])
             return self._counts(conn)
 
     def _counts(self, conn: psycopg.Connection) -> dict[str, int]:
