@@ -59,7 +59,7 @@ class TheoremSearch:
         k: int = 10,
         max_k: int = 100,
         pool: int | None = None,
-        ef_search: int = 1000,
+        ef_search: int | None = None,
         iterative_scan: str = "relaxed_order",
         hybrid: bool = True,
         rrf_k: int = 60,

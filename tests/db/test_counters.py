@@ -437,3 +437,33 @@ def test_an_unfiltered_dense_query_walks_the_index_even_on_a_small_table(big_sto
     assert [h.theorem_id for h in hits] == [h.theorem_id for h in s.exact_search("v", q, k=20)]
     only_a = s.search_dense("v", q, k=5, pool=200, ef_search=1000, filters={"source": "a"})
     assert len(only_a) == 5 and all(t.source == "a" for t in s.get_theorems([h.theorem_id for h in only_a]).values())
+
+
+def test_the_default_walk_follows_the_size_of_the_space(big_store, monkeypatch):
+    """Without an ef_search of its own a dense search on a halfvec index walks 400 up to the step's count of
+    vectors (the space's maintained count) and 1,000 above; never less than the pool; an explicit one is kept."""
+    from theorem_rag.db import vectors
+
+    s = big_store
+    s.build_index("v")
+    assert s.space("v").index == "halfvec" and s.stats("v")["vectors"] == N_SYNTHETIC
+    assert s.dense_ef_search("v") == 400
+    assert s.dense_ef_search("v", pool=600) == 600
+    assert s.dense_ef_search("v", ef_search=100) == 200 and s.dense_ef_search("v", ef_search=700) == 700
+    monkeypatch.setitem(vectors.EF_SEARCH_STEPS, "halfvec", (N_SYNTHETIC, 300))
+    assert s.dense_ef_search("v") == 300
+    monkeypatch.setitem(vectors.EF_SEARCH_STEPS, "halfvec", (N_SYNTHETIC - 1, 300))
+    assert s.dense_ef_search("v") == 1000 and s.dense_ef_search("v", ef_search=300) == 300
+    monkeypatch.delitem(vectors.EF_SEARCH_STEPS, "halfvec")
+    assert s.dense_ef_search("v") == 1000
+    # search_dense sets what dense_ef_search reports
+    monkeypatch.setitem(vectors.EF_SEARCH_STEPS, "halfvec", (N_SYNTHETIC, 300))
+    walked = []
+    walk = vectors.SpaceOps._walk_settings
+    monkeypatch.setattr(vectors.SpaceOps, "_walk_settings", lambda self, *a, **kw: walked.append(walk(self, *a, **kw)) or walked[-1])
+    q = np.random.default_rng(6).normal(size=384).astype(np.float32)
+    hits = s.search_dense("v", q, k=20, pool=200)
+    s.search_dense("v", q, k=20, pool=200, ef_search=1000)
+    assert walked == [300, 1000]
+    # the graph's levels are random: the smaller walk is held to the exact top 20 within one statement
+    assert len({h.theorem_id for h in hits} & {h.theorem_id for h in s.exact_search("v", q, k=20)}) >= 19

@@ -46,6 +46,12 @@ HNSW_PARAMS = {"bit": (16, 64), "halfvec": (32, 256)}
 # walk of ef_search 1,000) and the 800 more rows are read and re-ranked for nothing
 # (benchmarks/results/dense_seqscan/, benchmarks/results/scale_index/).
 DEFAULT_POOL = {"bit": 1000, "halfvec": 200}
+# hnsw.ef_search when the caller names none, per index kind: (the most vectors a space may hold for it, the smaller
+# walk); a larger space, and a kind not listed, walk MAX_EF_SEARCH. A half-precision walk of 400 finds the exact
+# top 20 of the Stacks slogans (Recall@20 1.000) on the shared corpora (29k: 4-5 ms against 10-15 at 1,000), at
+# 100k and at 300k, but 0.977 at 1M, where 1,000 finds 1.000 (benchmarks/results/ef_search/). The Hamming walk of
+# a bit index needs its pool of 1,000 anyway. The count is the space's maintained one, read in the same statement.
+EF_SEARCH_STEPS = {"halfvec": (300_000, 400)}
 _SPACE_COLUMNS = sql.SQL("name, dim, half, field, model, backend, index_kind")
 
 
@@ -120,6 +126,12 @@ def vector_param(qvec: np.ndarray, half: bool) -> Any:
 
         return HalfVector(qvec)
     return qvec
+
+
+def _check_ef_search(ef_search: int | None) -> None:
+    if ef_search is not None and (isinstance(ef_search, bool) or not isinstance(ef_search, int)
+                                  or not 1 <= ef_search <= MAX_EF_SEARCH):  # fmt: skip
+        raise InputError(f"ef_search must be an integer in 1..{MAX_EF_SEARCH}, got {ef_search!r}")
 
 
 class SpaceOps:
@@ -412,38 +424,59 @@ class SpaceOps:
         k: int = 10,
         pool: int = 200,
         filters: Filters | dict | None = None,
-        ef_search: int = 400,
+        ef_search: int | None = None,
         iterative_scan: str = "relaxed_order",
     ) -> list[Hit]:
         """Top ``k`` by exact cosine among a pool of ``pool`` candidates from the HNSW index (by Hamming distance of
         the quantized vectors, or by half-precision cosine: the space's index kind).
 
-        ``ef_search`` is raised to the pool size (up to 1000) since the index cannot return more candidates than
-        that without iterative scan; ``iterative_scan`` ('off', 'strict_order', 'relaxed_order') lets it continue
-        when filters drop candidates. Scores are cosine similarities.
+        ``ef_search`` (``None``: by the index kind and the space's size, :data:`EF_SEARCH_STEPS`) is raised to the
+        pool size (up to 1000) since the index cannot return more candidates than that without iterative scan;
+        ``iterative_scan`` ('off', 'strict_order', 'relaxed_order') lets it continue when filters drop candidates.
+        Scores are cosine similarities.
         """
         sp = self.space(space)
         q = as_vectors(qvec, sp.dim)[0]
         f = self._resolve_categories(Filters.from_mapping(filters))
         _check_k(k, pool)
-        if isinstance(ef_search, bool) or not isinstance(ef_search, int) or not 1 <= ef_search <= MAX_EF_SEARCH:
-            raise InputError(f"ef_search must be an integer in 1..{MAX_EF_SEARCH}, got {ef_search!r}")
+        _check_ef_search(ef_search)
         if iterative_scan not in ITERATIVE_SCAN_MODES:
             raise InputError(f"iterative_scan must be one of {', '.join(ITERATIVE_SCAN_MODES)}, got {iterative_scan!r}")
         query, params = sqltext.dense_search(self.names, space, sp.dim, sp.half, q, f, k, pool, kind=sp.index)
+        with self.connection() as conn, conn.transaction():
+            self._walk_settings(conn, sp, pool, ef_search, iterative_scan, unfiltered=f.is_empty)
+            rows = conn.execute(query, params).fetchall()
+        return [Hit(tid, float(score), rank=i, doc_id=doc, dense_rank=i) for i, (tid, doc, score) in enumerate(rows, 1)]
+
+    def dense_ef_search(self, space: str, pool: int = 200, ef_search: int | None = None) -> int:
+        """The ``hnsw.ef_search`` a dense search of ``space`` with this pool walks (what :meth:`search_dense` sets)."""
+        _check_ef_search(ef_search)
+        with self.connection() as conn, conn.transaction():
+            return self._walk_settings(conn, self.space(space), pool, ef_search, "relaxed_order", unfiltered=True)
+
+    def _walk_settings(self, conn: Connection, sp: VectorSpace, pool: int, ef_search: int | None, iterative_scan: str,
+                       unfiltered: bool) -> int:  # fmt: skip
+        """Set the HNSW walk of a dense search in ``conn``'s transaction (one round trip); returns its ef_search."""
+        floor = min(pool, MAX_EF_SEARCH)
+        step = EF_SEARCH_STEPS.get(sp.index) if ef_search is None else None
+        if step is None:
+            ef, params = sql.SQL("%s"), [max(ef_search or MAX_EF_SEARCH, floor)]
+        else:  # the space's maintained count: the walk grows with the index, with no query of its own
+            ef = sql.SQL("CASE WHEN coalesce((SELECT n FROM {c} WHERE key = %s), 0) <= %s THEN %s ELSE %s END").format(
+                c=sql.Identifier(self.names.counts))
+            params = [counters.vectors_key(sp.name), step[0], max(step[1], floor), MAX_EF_SEARCH]
         # An unfiltered query is served best by the HNSW index at any size; at a few tens of thousands of vectors
         # the planner's estimate for a half-precision index with ef_search 1,000 prefers a sequential scan that
         # computes every distance instead (39 against 15 ms on the shared corpora, the same top 20:
         # benchmarks/results/dense_seqscan/). With filters the planner keeps its choice: a selective filter is
         # cheaper to scan than to walk the graph for.
-        seqscan = "off" if f.is_empty else "on"
-        with self.connection() as conn, conn.transaction():
-            # set_config with bound values: SET cannot take parameters (LlamaIndex's hnsw_kwargs bug under psycopg 3).
-            conn.execute("SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.iterative_scan', %s, true), "
-                         "set_config('enable_seqscan', %s, true)",
-                         [str(max(ef_search, min(pool, MAX_EF_SEARCH))), iterative_scan, seqscan])  # fmt: skip
-            rows = conn.execute(query, params).fetchall()
-        return [Hit(tid, float(score), rank=i, doc_id=doc, dense_rank=i) for i, (tid, doc, score) in enumerate(rows, 1)]
+        # set_config with bound values: SET cannot take parameters (LlamaIndex's hnsw_kwargs bug under psycopg 3).
+        row = conn.execute(
+            sql.SQL("SELECT set_config('hnsw.ef_search', ({ef})::text, true), set_config('hnsw.iterative_scan', %s, true), "
+                    "set_config('enable_seqscan', %s, true)").format(ef=ef),
+            [*params, iterative_scan, "off" if unfiltered else "on"],
+        ).fetchone()  # fmt: skip
+        return int(row[0])
 
     def exact_search(self, space: str, qvec: Any, k: int = 10, filters: Filters | dict | None = None) -> list[Hit]:
         """The reference ranking: exact cosine over every admissible vector (sequential scan)."""

@@ -154,7 +154,7 @@ class TheoremRetriever(BaseRetriever):
         space: str,
         k: int = 10,
         pool: int | None = None,
-        ef_search: int = 1000,
+        ef_search: int | None = None,
         iterative_scan: str = "relaxed_order",
         hybrid: bool = True,
         rrf_k: int = 60,

@@ -80,7 +80,7 @@ class TheoremVectorStore(BasePydanticVectorStore):
     flat_metadata: bool = False
     space: str
     pool: int = 1000
-    ef_search: int = 1000
+    ef_search: int | None = None
     iterative_scan: str = "relaxed_order"
     _store: Any = PrivateAttr()
 
