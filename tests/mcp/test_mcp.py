@@ -106,12 +106,15 @@ def _server_env(pg_dsn: str, table: str) -> dict[str, str]:
 @pytest.mark.slow
 def test_stdio_session_against_a_spawned_server(integ, pg_dsn):
     from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(command=sys.executable, args=[*SERVE, "--transport", "stdio"],
                                    env=_server_env(pg_dsn, integ[1]))  # fmt: skip
 
     async def main():
-        async with Client(params, read_timeout_seconds=300) as client:
+        # The server's stderr named here: stdio_client's default is the sys.stderr of the moment the SDK was
+        # imported, which is click's capture stream when a CLI test imported it first (no fileno: the spawn fails).
+        async with Client(stdio_client(params, errlog=sys.stderr), read_timeout_seconds=300) as client:
             await _exercise(client)
 
     asyncio.run(main())
