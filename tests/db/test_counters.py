@@ -385,6 +385,27 @@ def test_bounded_long_query_ranks_like_the_full_formula(big_store, query):
     assert [h.theorem_id for h in s.search_text(query, k=30)] == expected
 
 
+def test_long_statements_stored_out_of_line_rank_like_the_full_formula(big_store):
+    """A statement's vector long enough to be stored out of line (TOAST) is matched from one copy per row; short
+    ones as stored in the row: the ranking is the reference's either way."""
+    s = big_store
+    rng = np.random.default_rng(9)
+    long_ones = [
+        Theorem(id=f"s:long{i}", source="a", kind="lemma", doc_id="doc1", name=f"Long lemma {i}",
+                body_latex=" ".join(f"x{j:05d}" for j in rng.choice(90_000, size=900, replace=False))
+                + " " + " ".join(rng.choice(["w010", "w011", "w012", "w013", "w014", "w015"], size=3 + i % 3)))
+        for i in range(12)
+    ]  # fmt: skip
+    s.upsert_theorems(long_ones)
+    with s.connection() as conn:
+        sizes = conn.execute(f"SELECT min(pg_column_size(tsv)) FROM {s.names.text} WHERE id LIKE 's:long%%'").fetchone()[0]
+        expected = [r[0] for r in conn.execute(REFERENCE_LONG_QUERY.format(t=s.names.text, lx=s.names.lexicon),
+                                               {"q": "w010 w011 w012 w013 w014 w015"})]  # fmt: skip
+    assert sizes > 2000
+    assert len({x for x in expected if x.startswith("s:long")}) >= 3
+    assert [h.theorem_id for h in s.search_text("w010 w011 w012 w013 w014 w015", k=30)] == expected
+
+
 def test_a_common_keyword_ranks_a_capped_set_and_every_exact_name(big_store):
     from theorem_rag.db import sqltext
     from theorem_rag.filters import Filters

@@ -327,19 +327,23 @@ def text_search(
         return sql.SQL("SELECT NULL::text, NULL::text, NULL::float8 WHERE FALSE"), []
     cand_query = candidate_tsquery(terms, CANDIDATE_BUDGET if budget is None else budget)
     where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
-    # The IDF share as one CASE per term; numeric, so the sum is exact in any order. The terms are matched against
-    # one in-memory copy of the row's vector (dv.v, made once per candidate: OFFSET 0 keeps the planner from
-    # inlining it): a long vector is stored compressed out of line, and each match on t.tsv itself would
-    # decompress it again. The candidates within reach of the top k are read again for ts_rank_cd by their row
-    # address (ctid: one statement, one snapshot, so it still points at the same row), not through the primary
-    # key's b-tree: the same rows, 4-6 % less time for long queries (benchmarks/results/text_ctid/).
+    # The IDF share as one CASE per term, in float8 (added in the terms' order, so a row's sum is the same on every
+    # run; numeric cost 2-3 % more). The terms are matched against the row's vector (dv.v) as stored when it is
+    # stored in the row, and against one in-memory copy when it is long (OFFSET 0 keeps the planner from inlining
+    # the copy): TOAST moves a value out of line, compressed or not, only when the row passes about 2 kB, and each
+    # match on t.tsv itself would read it (and decompress it) again; copying also the 95 % of vectors stored in place
+    # cost 12 % more (benchmarks/results/ef_search/). The candidates within reach of the top k are read
+    # again for ts_rank_cd by their row address (ctid: one statement, one snapshot, so it still points at the same
+    # row), not through the primary key's b-tree: the same rows, 4-6 % less time for long queries
+    # (benchmarks/results/text_ctid/).
     share = sql.SQL(" + ").join(
-        sql.SQL("CASE WHEN dv.v @@ %s::tsquery THEN %s::numeric ELSE 0 END") for _ in terms
+        sql.SQL("CASE WHEN dv.v @@ %s::tsquery THEN %s::float8 ELSE 0 END") for _ in terms
     )
     query_sql = sql.SQL(
         """WITH cand AS MATERIALIZED (
             SELECT t.id, t.ctid AS tid, coalesce(lower(t.name) = %s, false) AS named, {share} AS s
-            FROM {t} AS t {year_join} CROSS JOIN LATERAL (SELECT t.tsv || ''::tsvector AS v OFFSET 0) AS dv
+            FROM {t} AS t {year_join} CROSS JOIN LATERAL (
+                SELECT CASE WHEN pg_column_size(t.tsv) > 2000 THEN t.tsv || ''::tsvector ELSE t.tsv END AS v OFFSET 0) AS dv
             WHERE (t.tsv @@ %s::tsquery OR lower(t.name) = %s) AND {where}),
         kth AS (SELECT s FROM cand ORDER BY named DESC, s DESC LIMIT 1 OFFSET %s),
         top AS (
