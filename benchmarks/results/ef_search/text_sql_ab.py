@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # benchmarks/
 import theorem_rag.db.sqltext as st
 from bench_search_profile import EVAL, load_queries
 from theorem_rag.filters import Filters
@@ -31,7 +31,7 @@ VARIANTS = {"now": lambda s: s, "float": f8, "both": lambda s: f8(nocopy(s)), "f
 queries = [q for _, q in load_queries(EVAL) if len(st.query_tokens(q)) > st.SHORT_QUERY_TOKENS]
 times = {v: [] for v in VARIANTS}; same = {v: 0 for v in VARIANTS}; n = 0
 with store.connection() as conn:
-    for rnd in range(5):
+    for rnd in range(int(__import__("os").environ.get("ROUNDS", "5"))):
         for q in queries:
             tsql, tp = st.query_terms(store.names, q)
             terms = [st.QueryTerm(a, int(b), c, int(d)) for a, b, c, d in conn.execute(tsql, tp)]
