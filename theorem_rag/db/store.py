@@ -34,6 +34,7 @@ from theorem_rag.db.names import Names
 from theorem_rag.db.proof_graph import ProofGraphOps
 from theorem_rag.db.schema import execute_all, migrate
 from theorem_rag.db.side_tables import SideTableOps
+from theorem_rag.db.textsearch import TextOps
 from theorem_rag.db.vectors import SpaceOps, StoreUnavailable, VectorSpace
 from theorem_rag.errors import InputError
 from theorem_rag.records import Document, Hit, Theorem
@@ -67,7 +68,7 @@ def _configure(conn: psycopg.Connection, statement_timeout: float = 0) -> None:
         conn.execute("SELECT set_config('statement_timeout', %s, false)", [f"{max(1, round(statement_timeout * 1000))}ms"])
 
 
-class TheoremStore(SpaceOps, SideTableOps, BulkOps, LookupOps, ProofGraphOps):
+class TheoremStore(SpaceOps, TextOps, SideTableOps, BulkOps, LookupOps, ProofGraphOps):
     """Statements, documents and embedding spaces in PostgreSQL under one table prefix.
 
     >>> TheoremStore("dbname=theorem_rag", table="theorems").names.documents

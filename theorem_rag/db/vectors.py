@@ -1,8 +1,10 @@
-"""Embedding spaces and searches of :class:`~theorem_rag.db.store.TheoremStore` (a mixin that keeps store.py short).
+"""Embedding spaces and dense search of :class:`~theorem_rag.db.store.TheoremStore` (a mixin that keeps store.py
+short; full-text and formula search are in ``textsearch``).
 
 A space is one table of vectors (``vector(d)``, or ``halfvec(d)`` for large models) with an HNSW index over
-``binary_quantize(embedding)::bit(d)`` and Hamming distance; a query takes a Hamming candidate pool from the index
-and re-ranks it by exact cosine on the full-precision column.
+``binary_quantize(embedding)::bit(d)`` by Hamming distance or over the vectors in half precision by cosine (the
+space's index kind); a query takes a candidate pool from the index and re-ranks it by exact cosine on the stored
+column.
 """
 
 from __future__ import annotations
@@ -21,9 +23,6 @@ from theorem_rag.db.bulk import maintenance_settings
 from theorem_rag.db.names import Names, check_space
 from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
-from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens, validate_query
-from theorem_rag.query_understanding.formula_keys import key_weights
-from theorem_rag.query_understanding.names import about_a_result
 from theorem_rag.records import Hit, Theorem
 
 ITERATIVE_SCAN_MODES = ("off", "strict_order", "relaxed_order")
@@ -438,7 +437,7 @@ class SpaceOps:
         sp = self.space(space)
         q = as_vectors(qvec, sp.dim)[0]
         f = self._resolve_categories(Filters.from_mapping(filters))
-        _check_k(k, pool)
+        check_k(k, pool)
         _check_ef_search(ef_search)
         if iterative_scan not in ITERATIVE_SCAN_MODES:
             raise InputError(f"iterative_scan must be one of {', '.join(ITERATIVE_SCAN_MODES)}, got {iterative_scan!r}")
@@ -482,64 +481,16 @@ class SpaceOps:
         """The reference ranking: exact cosine over every admissible vector (sequential scan)."""
         sp = self.space(space)
         q = as_vectors(qvec, sp.dim)[0]
-        _check_k(k, k)
+        check_k(k, k)
         query, params = sqltext.exact_search(self.names, space, sp.dim, sp.half, q,
                                             self._resolve_categories(Filters.from_mapping(filters)), k)
         with self.connection() as conn:
             rows = conn.execute(query, params).fetchall()
         return [Hit(tid, float(score), rank=i, doc_id=doc, dense_rank=i) for i, (tid, doc, score) in enumerate(rows, 1)]
 
-    def search_text(self, query: str, k: int = 10, filters: Filters | dict | None = None) -> list[Hit]:
-        """Full-text search (English stemming) over name, slogan, synonyms and statement; exact names first.
 
-        A long query first looks its rarest lexemes up in the lexicon, then searches with them bound as values,
-        so the planner sees which words it matches (a GIN index scan, never a scan of the table).
-        """
-        text = validate_query(query, self.max_query_chars)
-        _check_k(k, k)
-        f = self._resolve_categories(Filters.from_mapping(filters))
-        with self.connection() as conn:
-            sql_query, params = self._text_query(conn, text, f, k)
-            rows = conn.execute(sql_query, params).fetchall()
-        return [Hit(tid, float(score), rank=i, doc_id=doc, lexical_rank=i) for i, (tid, doc, score) in enumerate(rows, 1)]
-
-    def search_formula(self, keys: Sequence[str], k: int = 10, filters: Filters | dict | None = None) -> list[Hit]:
-        """Statements that share formula keys with a query (:mod:`theorem_rag.query_understanding.formula_keys`),
-        ranked by the IDF-weighted keys they share (entries about a result, such as "proof of X", count less); the
-        rarest keys only, so the work per query is bounded."""
-        _check_k(k, k)
-        if not keys:
-            return []
-        f = self._resolve_categories(Filters.from_mapping(filters))
-        with self.connection() as conn:
-            count_sql, count_params = sqltext.formula_key_counts(self.names, keys)
-            counts = {key: int(n) for key, n in conn.execute(count_sql, count_params)}
-            total = conn.execute(
-                sql.SQL("SELECT coalesce((SELECT n FROM {c} WHERE key = %s), 0)").format(c=sql.Identifier(self.names.counts)),
-                [counters.THEOREMS_KEY],
-            ).fetchone()[0]
-            weighted = key_weights(counts, max(int(total), 1), sqltext.FORMULA_BUDGET)
-            if not weighted:
-                return []
-            query, params = sqltext.formula_search(self.names, [w[0] for w in weighted], [w[1] for w in weighted], f,
-                                                   k + sqltext.FORMULA_EXTRA_ROWS)  # fmt: skip
-            rows = conn.execute(query, params).fetchall()
-        scored = [
-            (tid, doc, float(score) * (sqltext.FORMULA_DERIVED_FACTOR if about_a_result(name, kind) else 1.0))
-            for tid, doc, name, kind, score in rows
-        ]  # fmt: skip
-        scored.sort(key=lambda r: (-r[2], r[0]))
-        return [Hit(tid, score, rank=i, doc_id=doc) for i, (tid, doc, score) in enumerate(scored[:k], 1)]
-
-    def _text_query(self, conn: Connection, text: str, filters: Filters, k: int) -> tuple[sql.Composable, list]:
-        terms = None
-        if len(query_tokens(text)) > SHORT_QUERY_TOKENS:
-            terms_sql, terms_params = sqltext.query_terms(self.names, text)
-            terms = [sqltext.QueryTerm(lx, int(n), idf, int(total)) for lx, n, idf, total in conn.execute(terms_sql, terms_params)]
-        return sqltext.text_search(self.names, text, filters, k, terms=terms)
-
-
-def _check_k(k: int, pool: int) -> None:
+def check_k(k: int, pool: int) -> None:
+    """``k`` a positive integer and ``pool`` an integer of at least ``k``, else an InputError."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InputError(f"k must be a positive integer, got {k!r}")
     if isinstance(pool, bool) or not isinstance(pool, int) or pool < k:

@@ -1,0 +1,85 @@
+"""Full-text and formula search of :class:`~theorem_rag.db.store.TheoremStore` (a mixin; SQL in ``sqltext``).
+
+Full-text search reads the narrow text table (schema 14): keyword queries rank every statement with their words by
+``ts_rank_cd``; long queries score the candidates of their rarest words by IDF share (``sqltext.text_search``).
+Formula search ranks statements by the IDF-weighted formula keys they share with a query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+
+from psycopg import Connection, sql
+
+from theorem_rag.db import counters, sqltext
+from theorem_rag.db.names import Names
+from theorem_rag.db.vectors import check_k
+from theorem_rag.filters import Filters
+from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens, validate_query
+from theorem_rag.query_understanding.formula_keys import key_weights
+from theorem_rag.query_understanding.names import about_a_result
+from theorem_rag.records import Hit
+
+
+class TextOps:
+    """Full-text and formula search; the host class provides ``names``, ``max_query_chars``, ``connection()`` and
+    ``_resolve_categories()`` (the category filter as documents: :class:`~theorem_rag.db.vectors.SpaceOps`)."""
+
+    names: Names
+    max_query_chars: int
+
+    def connection(self) -> AbstractContextManager[Connection]:  # pragma: no cover - provided by TheoremStore
+        raise NotImplementedError
+
+    def _resolve_categories(self, f: Filters) -> Filters:  # pragma: no cover - provided by SpaceOps
+        raise NotImplementedError
+
+    def search_text(self, query: str, k: int = 10, filters: Filters | dict | None = None) -> list[Hit]:
+        """Full-text search (English stemming) over name, slogan, synonyms and statement; exact names first.
+
+        A long query first looks its rarest lexemes up in the lexicon, then searches with them bound as values,
+        so the planner sees which words it matches (a GIN index scan, never a scan of the table).
+        """
+        text = validate_query(query, self.max_query_chars)
+        check_k(k, k)
+        f = self._resolve_categories(Filters.from_mapping(filters))
+        with self.connection() as conn:
+            sql_query, params = self._text_query(conn, text, f, k)
+            rows = conn.execute(sql_query, params).fetchall()
+        return [Hit(tid, float(score), rank=i, doc_id=doc, lexical_rank=i) for i, (tid, doc, score) in enumerate(rows, 1)]
+
+    def search_formula(self, keys: Sequence[str], k: int = 10, filters: Filters | dict | None = None) -> list[Hit]:
+        """Statements that share formula keys with a query (:mod:`theorem_rag.query_understanding.formula_keys`),
+        ranked by the IDF-weighted keys they share (entries about a result, such as "proof of X", count less); the
+        rarest keys only, so the work per query is bounded."""
+        check_k(k, k)
+        if not keys:
+            return []
+        f = self._resolve_categories(Filters.from_mapping(filters))
+        with self.connection() as conn:
+            count_sql, count_params = sqltext.formula_key_counts(self.names, keys)
+            counts = {key: int(n) for key, n in conn.execute(count_sql, count_params)}
+            total = conn.execute(
+                sql.SQL("SELECT coalesce((SELECT n FROM {c} WHERE key = %s), 0)").format(c=sql.Identifier(self.names.counts)),
+                [counters.THEOREMS_KEY],
+            ).fetchone()[0]
+            weighted = key_weights(counts, max(int(total), 1), sqltext.FORMULA_BUDGET)
+            if not weighted:
+                return []
+            query, params = sqltext.formula_search(self.names, [w[0] for w in weighted], [w[1] for w in weighted], f,
+                                                   k + sqltext.FORMULA_EXTRA_ROWS)  # fmt: skip
+            rows = conn.execute(query, params).fetchall()
+        scored = [
+            (tid, doc, float(score) * (sqltext.FORMULA_DERIVED_FACTOR if about_a_result(name, kind) else 1.0))
+            for tid, doc, name, kind, score in rows
+        ]  # fmt: skip
+        scored.sort(key=lambda r: (-r[2], r[0]))
+        return [Hit(tid, score, rank=i, doc_id=doc) for i, (tid, doc, score) in enumerate(scored[:k], 1)]
+
+    def _text_query(self, conn: Connection, text: str, filters: Filters, k: int) -> tuple[sql.Composable, list]:
+        terms = None
+        if len(query_tokens(text)) > SHORT_QUERY_TOKENS:
+            terms_sql, terms_params = sqltext.query_terms(self.names, text)
+            terms = [sqltext.QueryTerm(lx, int(n), idf, int(total)) for lx, n, idf, total in conn.execute(terms_sql, terms_params)]
+        return sqltext.text_search(self.names, text, filters, k, terms=terms)
