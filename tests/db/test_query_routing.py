@@ -7,6 +7,8 @@ understanding does not.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from db_helpers import DIM, make_embedding, text_vector
@@ -197,3 +199,41 @@ def test_definition_look_up_is_served_by_indexes_not_a_scan_of_every_definition(
         conn.execute("SET enable_seqscan = off")
         plan = json.dumps(conn.execute(sql.SQL("EXPLAIN (FORMAT JSON) ") + query, params).fetchone()[0])
     assert "Seq Scan" not in plan and "BitmapOr" in plan
+
+
+def _rows_from(plan: dict, relation: str) -> float:
+    """Rows the scans of ``relation`` returned in an EXPLAIN ANALYZE plan (JSON), over all loops."""
+    node = plan.get("Plan", plan)
+    own = node.get("Actual Rows", 0) * node.get("Actual Loops", 1) if node.get("Relation Name") == relation else 0
+    return own + sum(_rows_from(child, relation) for child in node.get("Plans", []))
+
+
+def test_an_alias_is_looked_up_by_its_own_index_not_by_its_words(store):
+    """Hundreds of definitions have the word "iff" in their text; one records "IFF" as an alias, one the stop word
+    "NOR": each look-up reads the statements with that alias, not the ones with its words, and needs no scan."""
+    from psycopg import sql
+
+    from theorem_rag.db import lookup_sql
+    from theorem_rag.filters import Filters
+
+    docs = [Document(id="d", source="a")]
+    wordy = [Theorem(id=f"w{i:03d}", source="a", kind="definition", doc_id="d", name=f"Property {i}",
+                     body_latex=f"A ring $R_{i}$ is good iff it is neither bad nor ugly.") for i in range(300)]  # fmt: skip
+    iff = Theorem(id="iff-def", source="a", kind="definition", doc_id="d", name="Biconditional",
+                  body_latex="$P \\leftrightarrow Q$.", meta={"synonyms": ["IFF", "if and only if"]})
+    nor = Theorem(id="nor-def", source="a", kind="definition", doc_id="d", name="Joint denial",
+                  body_latex="Neither P nor Q.", meta={"synonyms": ["NOR"]})
+    store.upsert_documents(docs)
+    store.upsert_theorems([*wordy, iff, nor])
+    assert store.definitions_named("iff") == ["iff-def"]
+    assert store.definitions_named("If and only if", exact=False) == ["iff-def"]
+    assert store.definitions_named("NOR") == ["nor-def"]
+    with store.connection() as conn:
+        # A small table: ask whether the alias arm can use an index (the planner would read 302 rows anyway).
+        conn.execute("SET enable_seqscan = off")
+        for term in ("iff", "NOR"):
+            query, params = lookup_sql.definitions_named(store.names, term, exact=True, filters=Filters(), k=5)
+            plan = conn.execute(sql.SQL("EXPLAIN (ANALYZE, FORMAT JSON) ") + query, params).fetchone()[0][0]
+            text = json.dumps(plan)
+            assert _rows_from(plan, store.names.text) <= 2, term  # the old arm read all 300 with the word "iff"
+            assert f"{store.names.text}_synonyms" in text and "Seq Scan" not in text, term

@@ -23,12 +23,8 @@ class LookupOps:
 
     def definitions_named(self, term: str, *, exact: bool = True, k: int = 10, filters: Any = None) -> list[str]:
         """Ids of definitions named ``term`` (or its plural, or with it as a recorded alias); see ``lookup_sql``."""
+        query, params = lookup_sql.definitions_named(self.names, term, exact=exact, filters=Filters.from_mapping(filters), k=k)
         with self.connection() as conn:
-            # Whether the term's words survive English stop words (else no index can find the aliases).
-            indexed = conn.execute("SELECT numnode(plainto_tsquery('english', %s)) > 0", [term]).fetchone()[0]
-            query, params = lookup_sql.definitions_named(
-                self.names, term, exact=exact, filters=Filters.from_mapping(filters), k=k, alias_indexed=indexed
-            )
             return [r[0] for r in conn.execute(query, params).fetchall()]
 
     def documents_by_identifier(self, arxiv_id: str | None = None, doi: str | None = None) -> list[str]:

@@ -4,10 +4,12 @@ Definitions named as a term, documents by arXiv id or DOI, names close to a miss
 
 >>> q, p = definitions_named(Names("theorems"), "metric space", exact=True, filters=Filters(), k=5)
 >>> p[0]
-['metric space', 'metric spaces', 'metric spaces']
+['metric space', 'metric spaces']
 """
 
 from __future__ import annotations
+
+import json
 
 from psycopg import sql
 
@@ -20,10 +22,11 @@ DEFINITION_KINDS = ["definition"]
 
 
 def number_forms(term: str) -> list[str]:
-    """The term, its plural and its singular (English, last word only): "metric space" <-> "metric spaces".
+    """The term, its plural and its singular (English, last word only), each once: "metric space" <-> "metric
+    spaces" (each form is one more index condition of a look-up).
 
-    >>> number_forms("metric spaces"), number_forms("category")
-    (['metric spaces', 'metric spacess', 'metric space'], ['category', 'categories', 'categorys'])
+    >>> number_forms("metric spaces"), number_forms("category"), number_forms("iff")
+    (['metric spaces', 'metric spacess', 'metric space'], ['category', 'categories', 'categorys'], ['iff', 'iffs'])
     """
     plural = term[:-1] + "ies" if term.endswith("y") and not term.endswith(("ay", "ey", "oy")) else term + "s"
     if term.endswith("ies"):
@@ -32,7 +35,7 @@ def number_forms(term: str) -> list[str]:
         singular = term[:-1]
     else:
         singular = term + "s" if not term.endswith("y") else term[:-1] + "ys"
-    return [term, plural, singular]
+    return list(dict.fromkeys([term, plural, singular]))
 
 
 # Head nouns a Stacks label often leaves out ("definition-smooth" defines a smooth morphism).
@@ -45,14 +48,11 @@ def _slug(term: str) -> str:
     return "-".join(query_tokens(term))
 
 
-def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters, k: int,
-                      alias_indexed: bool = True) -> tuple[sql.Composed, list]:  # fmt: skip
+def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters, k: int) -> tuple[sql.Composed, list]:
     """Definitions named ``term`` (or its plural or singular): by name, recorded alias, or a label ending in
     ``definition-<term>`` (the Stacks Project names definitions only in labels). With ``exact=False`` also those
     whose name has every word of the term, or whose label has it without a head noun (``definition-smooth`` for
-    "smooth morphism"); exact matches first, then shorter names and labels. ``alias_indexed=False`` (a term of
-    stop words alone, such as "NOR", which the full-text vector leaves out: :func:`alias_query_text`) checks the
-    aliases of every definition instead."""
+    "smooth morphism"); exact matches first, then shorter names and labels."""
     year = sql.SQL("(SELECT d.year FROM {d} AS d WHERE d.id = t.doc_id)").format(d=sql.Identifier(names.documents))
     where, fparams = filter_clause(filters, "t", year_column=year)
     t = term.strip().lower()
@@ -63,30 +63,30 @@ def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters,
     like_labels = " OR ".join("lower(t.label) LIKE %s" for _ in labels)
     exact_sql = f"(lower(t.name) = ANY(%s) OR {alias} OR {like_labels})"
     exact_params: list = [forms, forms, *labels]
-    matches = "x.tsv @@ to_tsquery('english', %s)"  # a condition on the text row x of a statement
-    loose_t, loose_t_params, loose_x_params = "", [], []
+    # A recorded alias, by the text table's index of its lowercased aliases (migration 15): one containment per
+    # form, so only the statements with that alias are read (the full-text vector has the alias's words too, but
+    # at a million statements tens of thousands of statements have them).
+    x_conditions = ["lower(x.synonyms::text)::jsonb @> %s::jsonb" for _ in forms]
+    x_params: list = [json.dumps([f]) for f in forms]
+    loose_t, loose_t_params, loose_x_t, loose_x_params = "", [], "", []
     if not exact:
         words = list(dict.fromkeys(query_tokens(term)))
         core = words[:-1] if len(words) > 1 and words[-1] in HEAD_NOUNS else words
-        # Every word of the term in the name (weight A of the full-text vector, so the GIN index serves it).
+        # Every word of the term in the name (weight A of the full-text vector, so the GIN index serves it); the
+        # final check of a candidate reads its text row for that only (by primary key).
+        matches = "x.tsv @@ to_tsquery('english', %s)"
         loose_x_params = [" & ".join(f"{w}:A" for w in words) or "''"]
+        x_conditions.append(matches)
+        x_params += loose_x_params
+        loose_x_t = f" OR EXISTS (SELECT 1 FROM {{x}} AS x WHERE x.id = t.id AND {matches})"
         loose_t, loose_t_params = " OR lower(t.label) LIKE %s", [f"%definition-{'-'.join(core)}%"]
-    # The final check of a candidate reads its text row only for that (by primary key).
-    loose_x_t = f" OR EXISTS (SELECT 1 FROM {{x}} AS x WHERE x.id = t.id AND {matches})" if loose_x_params else ""
     # The candidates, each arm served by an index: names by the lower(name) b-tree and labels by the trigram index
-    # of migration 10 (a bitmap OR), aliases and name words by the text table's full-text index (synonyms are in
-    # the vector). So the look-up reads the statements it may return, not every definition. Each arm is held to
-    # definitions: at a million statements an alias's words are in tens of thousands of statements, few of them
-    # definitions, and each would be read again by key.
-    x_conditions = ([matches] if alias_indexed else []) + ([matches] if loose_x_params else [])
-    x_params = ([alias_query_text(term)] if alias_indexed else []) + loose_x_params
-    t_condition = f"lower(t.name) = ANY(%s) OR {like_labels}" if alias_indexed else exact_sql
-    t_params = [forms, *labels] if alias_indexed else list(exact_params)
-    arms = [(f"SELECT t.id FROM {{t}} AS t WHERE t.kind = ANY(%s) AND ({t_condition}{loose_t})",
-             [DEFINITION_KINDS, *t_params, *loose_t_params])]
-    if x_conditions:
-        arms.append((f"SELECT x.id FROM {{x}} AS x WHERE x.kind = ANY(%s) AND ({' OR '.join(x_conditions)})",
-                     [DEFINITION_KINDS, *x_params]))
+    # of migration 10 (a bitmap OR), aliases and name words by the text table's indexes. So the look-up reads the
+    # statements it may return, not every definition; each arm is held to definitions.
+    arms = [(f"SELECT t.id FROM {{t}} AS t WHERE t.kind = ANY(%s) AND (lower(t.name) = ANY(%s) OR {like_labels}{loose_t})",
+             [DEFINITION_KINDS, forms, *labels, *loose_t_params]),
+            (f"SELECT x.id FROM {{x}} AS x WHERE x.kind = ANY(%s) AND ({' OR '.join(x_conditions)})",
+             [DEFINITION_KINDS, *x_params])]  # fmt: skip
     query = sql.SQL(
         """SELECT t.id, t.doc_id, {exact} AS exact
         FROM {t} AS t
@@ -99,19 +99,6 @@ def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters,
              where=where)  # fmt: skip
     return query, [*exact_params, *(p for _, ps in arms for p in ps), DEFINITION_KINDS, *exact_params,
                    *loose_x_params, *loose_t_params, *fparams, k]  # fmt: skip
-
-
-def alias_query_text(term: str) -> str:
-    """The ``to_tsquery('english', ...)`` text that every statement with the term (or its plural or singular) as a
-    recorded alias matches, since synonyms are in the full-text vector: each form's words ANDed, the forms ORed.
-    English stop words drop out of it in the database (and out of the vector): a term of stop words alone gives
-    a query without lexemes, for which the look-up cannot use the index.
-
-    >>> alias_query_text("metric space")
-    '(metric & space) | (metric & spaces) | (metric & spaces)'
-    """
-    parts = [" & ".join(query_tokens(f)) for f in number_forms(term.strip().lower())]
-    return " | ".join(f"({p})" for p in parts if p) or "''"
 
 
 def documents_by_identifier(names: Names, arxiv_id: str | None, doi: str | None) -> tuple[sql.Composed, list]:

@@ -243,6 +243,18 @@ def _v14(n: Names) -> list[Step]:
     ]
 
 
+def _v15(n: Names) -> list[Step]:
+    """An index of each text row's recorded aliases, lowercased (jsonb containment), for the definition look-up:
+    it found a statement by alias through the full-text index, which returns every statement with the alias's
+    words (at a million statements tens of thousands for "iff", each read to be discarded)."""
+    x = sql.Identifier(n.text)
+    return [
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {x} USING gin ((lower(synonyms::text)::jsonb) jsonb_path_ops)").format(
+            i=sql.Identifier(f"{n.text}_synonyms"), x=x),
+        sql.SQL("ANALYZE {x}").format(x=x),
+    ]  # fmt: skip
+
+
 # (version, description, statements): append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
@@ -258,6 +270,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (12, "deferred_indexes: indexes a bulk load dropped, until they are built again", _v12),
     (13, "premise_head: the fitted premise head (weights, holdout)", _v13),
     (14, "text: the narrow table full-text search reads (tsv computed by trigger; theorems.tsv dropped)", _v14),
+    (15, "text: an index of the lowercased aliases (definition look-ups by alias)", _v15),
 ]
 LATEST = MIGRATIONS[-1][0]
 
