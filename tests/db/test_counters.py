@@ -171,12 +171,13 @@ def test_migration_14_moves_the_full_text_vectors_of_an_index_into_the_text_tabl
                      """('b:1', 'b', 'definition', 'd', 'A loop.', 'h2', 'Quasigroup', '{"synonyms": ["Latin square"]}')""")  # fmt: skip
         old_lexicon = dict(conn.execute(f"SELECT lexeme, ndoc FROM {n.lexicon}").fetchall())
         old_tsv = dict(conn.execute(f"SELECT id, tsv::text FROM {n.theorems}").fetchall())
-        assert old_lexicon["cyclic"] == 1 and migrate(conn, table_prefix) == [14]
+        assert old_lexicon["cyclic"] == 1 and migrate(conn, table_prefix, target=14) == [14]
         assert dict(conn.execute(f"SELECT id, tsv::text FROM {n.text}").fetchall()) == old_tsv
         assert dict(conn.execute(f"SELECT lexeme, ndoc FROM {n.lexicon}").fetchall()) == old_lexicon
     with TheoremStore(pg_dsn, table=table_prefix) as store:
         _check(store)
         assert [h.theorem_id for h in store.search_text("Latin square", k=2)] == ["b:1"]
+        assert store.definitions_named("latin squares") == ["b:1"]  # by the alias index of migration 15
         store.upsert_theorems([Theorem(id="c:1", source="c", kind="lemma", doc_id="d", body_latex="Cyclic again.")])
         store.delete_theorems(["a:1"])
         _check(store)
