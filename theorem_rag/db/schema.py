@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14]
+[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15]
 """
 
 from __future__ import annotations
