@@ -40,6 +40,12 @@ def vectors_key(space: str) -> str:
     return f"vectors:{space}"
 
 
+def count_of(names: Names) -> sql.Composed:
+    """The maintained count of one key (the expression's one parameter) as an SQL expression, 0 while the key has
+    no row."""
+    return sql.SQL("coalesce((SELECT n FROM {c} WHERE key = %s), 0)").format(c=sql.Identifier(names.counts))
+
+
 def _fn(names: Names, what: str) -> sql.Identifier:
     return sql.Identifier(f"{names.prefix}_{what}")
 

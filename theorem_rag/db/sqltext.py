@@ -19,7 +19,7 @@ from decimal import Decimal
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from theorem_rag.db.counters import THEOREMS_KEY
+from theorem_rag.db.counters import THEOREMS_KEY, count_of
 from theorem_rag.db.names import Names
 from theorem_rag.filters import Filters
 from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens
@@ -246,10 +246,10 @@ def query_terms(names: Names, query: str) -> tuple[sql.Composed, list]:
     query_sql = sql.SQL(
         """SELECT l.lexeme, l.ndoc, ln(1 + (total.n - l.ndoc + 0.5) / (l.ndoc + 0.5)) AS idf, total.n
         FROM (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', %s))) AS lexeme) AS u
-        JOIN {lx} AS l USING (lexeme), (SELECT coalesce((SELECT n FROM {c} WHERE key = %s), 0) AS n) AS total
+        JOIN {lx} AS l USING (lexeme), (SELECT {count} AS n) AS total
         WHERE l.lexeme ~ '^[a-z0-9]+$' AND l.ndoc <= %s * total.n
         ORDER BY l.ndoc, l.lexeme LIMIT %s"""
-    ).format(lx=sql.Identifier(names.lexicon), c=sql.Identifier(names.counts))
+    ).format(lx=sql.Identifier(names.lexicon), count=count_of(names))
     return query_sql, [query, THEOREMS_KEY, MAX_DF_SHARE, MAX_QUERY_LEXEMES]
 
 

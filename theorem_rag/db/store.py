@@ -445,10 +445,8 @@ class TheoremStore(SpaceOps, TextOps, SideTableOps, BulkOps, LookupOps, ProofGra
         """Statements in the index, or of one source (from the maintained counts: no table scan)."""
         key = counters.THEOREMS_KEY if source is None else counters.SOURCE_KEY + source
         with self.connection() as conn:
-            row = conn.execute(
-                sql.SQL("SELECT n FROM {c} WHERE key = %s").format(c=sql.Identifier(self.names.counts)), [key]
-            ).fetchone()
-        return int(row[0]) if row else 0
+            n = conn.execute(sql.SQL("SELECT {n}").format(n=counters.count_of(self.names)), [key]).fetchone()[0]
+        return int(n)
 
 
 def _check_unique(ids: list[str], what: str) -> None:

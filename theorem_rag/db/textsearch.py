@@ -60,10 +60,8 @@ class TextOps:
         with self.connection() as conn:
             count_sql, count_params = sqltext.formula_key_counts(self.names, keys)
             counts = {key: int(n) for key, n in conn.execute(count_sql, count_params)}
-            total = conn.execute(
-                sql.SQL("SELECT coalesce((SELECT n FROM {c} WHERE key = %s), 0)").format(c=sql.Identifier(self.names.counts)),
-                [counters.THEOREMS_KEY],
-            ).fetchone()[0]
+            total = conn.execute(sql.SQL("SELECT {n}").format(n=counters.count_of(self.names)),
+                                 [counters.THEOREMS_KEY]).fetchone()[0]
             weighted = key_weights(counts, max(int(total), 1), sqltext.FORMULA_BUDGET)
             if not weighted:
                 return []

@@ -375,11 +375,9 @@ class SpaceOps:
         """Vectors stored in ``space`` (a maintained count: no table scan)."""
         self.space(space)
         with self.connection() as conn:
-            row = conn.execute(
-                sql.SQL("SELECT n FROM {c} WHERE key = %s").format(c=sql.Identifier(self.names.counts)),
-                [counters.vectors_key(space)],
-            ).fetchone()
-        return int(row[0]) if row else 0
+            n = conn.execute(sql.SQL("SELECT {n}").format(n=counters.count_of(self.names)),
+                             [counters.vectors_key(space)]).fetchone()[0]
+        return int(n)
 
     def vector_ids(self, space: str) -> list[str]:
         """Ids of the statements that have a vector in ``space``, sorted."""
@@ -461,8 +459,7 @@ class SpaceOps:
         if step is None:
             ef, params = sql.SQL("%s"), [max(ef_search or MAX_EF_SEARCH, floor)]
         else:  # the space's maintained count: the walk grows with the index, with no query of its own
-            ef = sql.SQL("CASE WHEN coalesce((SELECT n FROM {c} WHERE key = %s), 0) <= %s THEN %s ELSE %s END").format(
-                c=sql.Identifier(self.names.counts))
+            ef = sql.SQL("CASE WHEN {n} <= %s THEN %s ELSE %s END").format(n=counters.count_of(self.names))
             params = [counters.vectors_key(sp.name), step[0], max(step[1], floor), MAX_EF_SEARCH]
         # An unfiltered query is served best by the HNSW index at any size; at a few tens of thousands of vectors
         # the planner's estimate for a half-precision index with ef_search 1,000 prefers a sequential scan that
