@@ -417,7 +417,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fresh", action="store_true", help="delete --data-dir first if it exists")
     p.add_argument("--keep", action="store_true", help="keep the benchmark's data folder afterwards")
     p.add_argument("--batch-size", type=int, default=20_000)
-    p.add_argument("--writers", type=int, default=1, help="statement COPYs at once (connections), each a part of a batch")
+    p.add_argument("--writers", type=int, default=2, help="statement COPYs at once (connections), each a part of a "
+                   "batch (2: since the records carry their formula keys the Python side keeps two server processes busy)")
     p.add_argument("--mix", type=float, default=0.5)
     p.add_argument("--noise", type=float, default=0.1)
     p.add_argument("--seed", type=int, default=0)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from theorem_rag.formula_keys import carry
 from theorem_rag.records import Document, Hit, Theorem
 
 
@@ -67,7 +68,9 @@ class Seed:
         keep = [i for i, tid in enumerate(ids) if tid in records and records[tid][1]]
         if limit is not None:
             keep = keep[:limit]
-        theorems = [records[ids[i]][0] for i in keep]
+        # Each seed statement carries its formula keys as a parsed record does (corpus_build computes them in the
+        # parse workers, theorem_rag.formula_keys.carry); its copies share its text, so the load uses them as is.
+        theorems = [replace(records[ids[i]][0], formula_keys=carry(records[ids[i]][0].text)) for i in keep]
         slogans = [records[ids[i]][1] for i in keep]
         documents = store.get_documents(sorted({t.doc_id for t in theorems}))
         return cls.from_parts(theorems, slogans, np.stack([vecs[i] for i in keep]), documents, n_neighbours)
@@ -246,7 +249,9 @@ def load_corpus(
     the space's table (``copy_vectors``), on a connection of its own while the next batch of statements is copied;
     with ``writers`` > 1 each batch's statements go in that many parts at once, each by one ``COPY`` on its own
     connection (one server process parses and indexes the text of a ``COPY``, so one at a time keeps one core
-    busy at most; on 2 cores two gained 14-26 % at 100k and nothing at 300k: ``benchmarks/results/scale_bulk``);
+    busy at most; on 2 cores two gained 14-26 % at 100k and nothing at 300k while this process computed each
+    statement's formula keys, ``benchmarks/results/scale_bulk``; with the keys carried by the records, 1.6x at 100k
+    and 2.0x at 1M against one writer before, ``benchmarks/results/load_keys``);
     then those indexes (full-text, trigram, formula keys, ...) and the HNSW index are built (the lexicon is kept
     current by the store's triggers as the statements arrive).
 

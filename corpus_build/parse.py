@@ -32,7 +32,7 @@ from corpus_build.report import Report, SourceReport
 from corpus_build.sources import SourceTree, detect_corpus, extract_tar, is_tar, walk_tree
 from corpus_build.texfiles import DEFAULT_MAX_FILE_BYTES, BadFile, flatten, read_tex, strip_comments
 from corpus_build.theorems import DEFAULT_ENVS, parse_theorem_decls, theorem_wrappers
-from corpus_build.units import UnitJob, UnitMapper, run_units
+from corpus_build.units import UnitJob, UnitMapper, finish_statement, run_units
 from corpus_build.writer import write_outputs
 from theorem_rag.record_files import read_records
 from theorem_rag.records import Document, Theorem
@@ -99,7 +99,8 @@ def _units(adapter: Adapter, texts: dict[str, str], envs: dict, rep: SourceRepor
 
 def _to_theorem(adapter: Adapter, unit: Unit, s, index: int, parser: str, macros: dict) -> Theorem:
     """The record for one parsed statement: the adapter names it, links it and adds its metadata."""
-    expanded = readable(s.body_expanded or expand_macros(s.body, macros))
+    finish_statement(s, macros)  # done already where a worker parsed it
+    expanded = s.text
     tid = adapter.theorem_id(s, unit, index)
     return Theorem(
         id=tid,
@@ -119,6 +120,7 @@ def _to_theorem(adapter: Adapter, unit: Unit, s, index: int, parser: str, macros
         line=s.line,
         meta=adapter.meta(s, unit),
         proof=readable(expand_macros(s.proof, macros)) if s.proof else "",
+        formula_keys=s.formula_keys,
     )
 
 

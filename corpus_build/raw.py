@@ -13,6 +13,9 @@ class RawStatement:
     ``body`` is the LaTeX between ``\\begin`` and ``\\end`` with the ``[name]`` option and ``\\label`` commands
     removed; ``labels`` are every label inside it (the first is ``label``); ``refs`` are the ``\\ref``-like
     targets cited in the proof that follows the statement, ``proof`` that proof's LaTeX; ``section`` is the path of enclosing headings.
+    ``text`` and ``formula_keys`` are filled where the document is parsed (a worker of the pool,
+    :func:`corpus_build.units.parse_unit`): the statement's readable text with macros expanded and its formula keys
+    (:func:`theorem_rag.formula_keys.carry`), which the record keeps.
     """
 
     env: str
@@ -29,3 +32,5 @@ class RawStatement:
     proof: str = ""
     file: str | None = None
     line: int | None = None
+    text: str | None = None
+    formula_keys: tuple[str, tuple[str, ...]] | None = None

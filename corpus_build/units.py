@@ -22,9 +22,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
+from corpus_build.cleanup import readable
 from corpus_build.extract import Extraction, extract_statements
-from corpus_build.macros import Macro
+from corpus_build.macros import Macro, expand_macros
+from corpus_build.raw import RawStatement
 from corpus_build.theorems import TheoremEnv, parse_theorem_decls
+from theorem_rag.formula_keys import carry
 
 UnitMapper = Callable[[Sequence["UnitJob"]], list[Extraction]]
 
@@ -45,9 +48,23 @@ class UnitJob:
 
 
 def parse_unit(job: UnitJob) -> Extraction:
-    """The statements of one document: its own theorem declarations on top of the tree's, plasTeX, then regex."""
+    """The statements of one document: its own theorem declarations on top of the tree's, plasTeX, then regex;
+    each with its readable text and formula keys (:func:`finish_statement`), so that the workers compute them."""
     local_envs = parse_theorem_decls(job.text, job.envs, job.wrappers)
-    return extract_statements(job.text, local_envs, job.macros, use_plastex=job.use_plastex, base_dir=job.base_dir)
+    ext = extract_statements(job.text, local_envs, job.macros, use_plastex=job.use_plastex, base_dir=job.base_dir)
+    for s in ext.statements:
+        finish_statement(s, job.macros)
+    return ext
+
+
+def finish_statement(s: RawStatement, macros: dict[str, Macro]) -> RawStatement:
+    """Fill ``s.text`` (the statement with macros expanded, made readable: what the record's text will be) and
+    ``s.formula_keys`` (its keys, carried by the record so that loading does not compute them), once."""
+    if s.text is None:
+        s.text = readable(s.body_expanded or expand_macros(s.body, macros))
+    if s.formula_keys is None:
+        s.formula_keys = carry(s.text)
+    return s
 
 
 def default_workers() -> int:

@@ -11,7 +11,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-NEUTRAL = ("records", "errors", "config", "record_files", "filters", "query", "wire", "chat_models")
+NEUTRAL = ("records", "errors", "config", "record_files", "filters", "query", "wire", "chat_models", "formula_keys")
 LAYERS = [  # (layer, module prefixes), lowest first
     (0, ["theorem_rag"] + [f"theorem_rag.{m}" for m in NEUTRAL]),
     (1, ["corpus_build"]),

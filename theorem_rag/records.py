@@ -66,6 +66,17 @@ class Theorem:
     ``body_latex`` is the statement as written; ``body_expanded`` the same with user macros expanded where the
     parser could (empty when nothing was expanded); ``proof`` the proof that follows it in the source, if any. ``parser`` names the method that produced the record
     (``plastex``, ``fallback`` or ``jsonl``); ``file`` and ``line`` point into the source tree.
+
+    ``formula_keys`` is derived, not part of the record: the formula keys of :attr:`text` computed where the record
+    was parsed, as ``(stamp, keys)`` (:func:`theorem_rag.formula_keys.carry`), so that loading does not compute
+    them; a writer uses them only while the stamp matches the text. It is not compared, hashed or part of
+    :attr:`content_hash`, and a record without it is written the same.
+
+    >>> t = Theorem(id="x:1", source="x", kind="lemma", body_latex="$a$", doc_id="x", formula_keys=("s", ("k",)))
+    >>> t == Theorem(id="x:1", source="x", kind="lemma", body_latex="$a$", doc_id="x")
+    True
+    >>> Theorem.from_dict(t.to_dict()).formula_keys, t.to_dict()["formula_keys"]
+    (('s', ('k',)), {'stamp': 's', 'keys': ['k']})
     """
 
     id: str
@@ -85,10 +96,19 @@ class Theorem:
     line: int | None = None
     meta: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
     proof: str = ""
+    formula_keys: tuple[str, tuple[str, ...]] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "section", _tuple(self.section))
         object.__setattr__(self, "proof_refs", _tuple(self.proof_refs))
+        keys = self.formula_keys
+        if isinstance(keys, dict):  # as JSON carries it
+            keys = (keys.get("stamp"), keys.get("keys"))
+        if keys is not None:
+            if not (isinstance(keys, (tuple, list)) and len(keys) == 2 and isinstance(keys[0], str)
+                    and isinstance(keys[1], (tuple, list)) and all(isinstance(k, str) for k in keys[1])):
+                raise InputError(f"theorem record {self.id!r}: formula_keys must be {{'stamp': str, 'keys': [str, ...]}}")
+            object.__setattr__(self, "formula_keys", (keys[0], tuple(keys[1])))
 
     @property
     def text(self) -> str:
@@ -102,16 +122,22 @@ class Theorem:
         It versions the stored row. Slogans and vectors are not keyed on it but on exactly what each was computed
         from (the writer's inputs, the embedded text), so an edit refreshes only what it touches.
         """
-        d = self.to_dict()
+        d = self._record()
         del d["id"]
         if not d["proof"]:  # records without a proof keep the hash they had before proofs were recorded
             del d["proof"]
         return digest(json.dumps(d, sort_keys=True, ensure_ascii=False, default=str))
 
     def to_dict(self) -> dict[str, Any]:
-        # What dataclasses.asdict gives (a deep copy of meta, lists for the tuples), field by field: asdict walks
-        # every value recursively and is the largest cost of a bulk load in Python.
-        d = {name: getattr(self, name) for name in _THEOREM_FIELDS}
+        d = self._record()
+        if self.formula_keys is not None:  # records written without keys read as before
+            d["formula_keys"] = {"stamp": self.formula_keys[0], "keys": list(self.formula_keys[1])}
+        return d
+
+    def _record(self) -> dict[str, Any]:
+        # What dataclasses.asdict gives (a deep copy of meta, lists for the tuples), field by field, without the
+        # derived formula keys: asdict walks every value recursively and is the largest cost of a bulk load in Python.
+        d = {name: getattr(self, name) for name in _RECORD_FIELDS}
         d["section"] = list(self.section)
         d["proof_refs"] = list(self.proof_refs)
         d["meta"] = copy.deepcopy(self.meta)
@@ -130,7 +156,7 @@ class Theorem:
         return json.dumps(self.to_dict(), ensure_ascii=False)
 
 
-_THEOREM_FIELDS = tuple(f.name for f in fields(Theorem))
+_RECORD_FIELDS = tuple(f.name for f in fields(Theorem) if f.name != "formula_keys")
 
 
 @dataclass(frozen=True)

@@ -91,3 +91,22 @@ def test_plastex_records_are_the_same_on_two_workers(fixtures: Path, tmp_path: P
     parse_sources(srcs, tmp_path / "two", progress=False, workers=2)
     assert _outputs(tmp_path / "one") == _outputs(tmp_path / "two")
     assert one.sources[1].found_by_parser["plastex"] == 6
+
+
+def test_records_carry_the_formula_keys_the_workers_computed(fixtures: Path, tmp_path: Path):
+    """Each parsed statement's formula keys are computed in the worker that parsed its document and carried by its
+    record, stamped with its text: what loading would compute, so it need not."""
+    from theorem_rag.formula_keys import formula_keys, stamp
+    from theorem_rag.record_files import read_records
+
+    job = UnitJob(r"\begin{document}\begin{lemma}If $x \ge 0$ then $x^2 \ge 0$.\end{lemma}\end{document}",
+                  DEFAULT_ENVS, {}, {}, use_plastex=False)  # fmt: skip
+    (s,) = parse_unit(job).statements
+    assert s.formula_keys == (stamp(s.text), tuple(formula_keys(s.text))) and "c:ge" in s.formula_keys[1]
+    parse_sources(_sources(fixtures), tmp_path / "out", use_plastex=False, progress=False, workers=2)
+    records = read_records(tmp_path / "out" / "theorems.jsonl").theorems
+    assert len(records) == 15
+    for t in records:  # the JSON Lines source's record carried none: it has them when written to the index
+        if t.source != "mine":
+            assert t.formula_keys == (stamp(t.text), tuple(formula_keys(t.text))), t.id
+    assert any(t.formula_keys[1] for t in records if t.formula_keys)

@@ -14,7 +14,7 @@ from psycopg import sql
 from theorem_rag.db import sqltext
 from theorem_rag.db.store import TheoremStore
 from theorem_rag.errors import InputError
-from theorem_rag.query_understanding.formula_keys import formula_keys
+from theorem_rag.formula_keys import formula_keys
 from theorem_rag.records import Theorem
 
 from db_helpers import DOCS, SLOGANS, THEOREMS, plan_nodes, theorem_vectors
@@ -224,3 +224,29 @@ def test_document_upsert_reads_only_the_vectors_of_its_statements(store):
     scans = [(node["Node Type"], node.get("Relation Name")) for node in plan_nodes(plan)]
     assert ("Seq Scan", store.names.vectors("toy")) not in scans
     assert ("Index Scan", store.names.vectors("toy")) in scans
+
+
+def test_a_record_carries_its_formula_keys_to_both_write_paths_while_they_match_its_text(store):
+    """Formula keys computed where a record is parsed are written as carried (the bulk load does not compute
+    them: the carried key here is one no formula gives); keys stamped for another text, or another version of the
+    keys, are computed again."""
+    from dataclasses import replace
+
+    from theorem_rag import formula_keys as fk
+
+    body = r"Then $x^2 \ge 0$ for every real $x$."
+    made = dict(source="fk", kind="lemma", body_latex=body, doc_id="fk:d")
+    fake = ("e:carried key",)
+    carried = Theorem(id="fk:1", formula_keys=(fk.stamp(body), fake), **made)
+    stale = Theorem(id="fk:2", formula_keys=(fk.stamp("the statement before an edit"), fake), **made)
+    old_version = Theorem(id="fk:3", formula_keys=(fk.digest("formula_keys", "0", body, length=16), fake), **made)
+    store.copy_theorems([carried, stale, old_version])
+    store.upsert_theorems([replace(carried, id="fk:4"), replace(stale, id="fk:5")])
+    with store.connection() as conn:
+        query = sql.SQL("SELECT id, formula_keys FROM {t} WHERE source = %s").format(t=sql.Identifier(store.names.theorems))
+        keys = dict(conn.execute(query, ["fk"]).fetchall())
+    computed = formula_keys(body)
+    assert computed and "e:carried key" not in computed
+    assert keys == {"fk:1": ["e:carried key"], "fk:2": computed, "fk:3": computed, "fk:4": ["e:carried key"],
+                    "fk:5": computed}  # fmt: skip
+    assert store.get_theorems(["fk:1"]) == {"fk:1": carried}  # the keys are not part of the record

@@ -159,7 +159,7 @@ def _v8(n: Names) -> list[sql.Composed]:
 
 
 def _v9(n: Names) -> list[sql.Composed]:
-    """Formula keys per statement (query_understanding.formula_keys) and their GIN index, for formula queries.
+    """Formula keys per statement (theorem_rag.formula_keys) and their GIN index, for formula queries.
 
     Every write sets them; statements written before this version get theirs when ``index build`` next runs
     (the upsert rewrites a row whose keys differ), and until then formula queries simply do not match them.

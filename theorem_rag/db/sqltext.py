@@ -23,7 +23,7 @@ from theorem_rag.db.counters import THEOREMS_KEY, count_of
 from theorem_rag.db.names import Names
 from theorem_rag.filters import Filters
 from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens
-from theorem_rag.query_understanding.formula_keys import formula_keys
+from theorem_rag.formula_keys import keys_for
 from theorem_rag.records import Theorem
 
 THEOREM_COLUMNS = (
@@ -31,7 +31,8 @@ THEOREM_COLUMNS = (
     "proof_refs", "url", "parser", "file", "line", "meta", "proof",
 )  # fmt: skip
 # What a write sends per statement: the record's columns, its content hash and its formula keys (derived from the
-# statement by theorem_rag.query_understanding.formula_keys, kept in step by every write).
+# statement by theorem_rag.formula_keys, kept in step by every write: the ones its record carries from the parse
+# while they match its text, else computed here).
 WRITE_COLUMNS = (*THEOREM_COLUMNS, "content_hash", "formula_keys")
 DOCUMENT_COLUMNS = ("id", "source", "title", "authors", "abstract", "introduction", "license", "url", "year", "meta")
 
@@ -52,7 +53,7 @@ def text_array(items: Sequence[str]) -> str:
 def theorem_row(t: Theorem) -> list:
     """The values of ``WRITE_COLUMNS`` for one statement: what ``COPY`` writes (arrays as :func:`text_array`)."""
     return [*map(_column_value, THEOREM_COLUMNS, [getattr(t, c) for c in THEOREM_COLUMNS]), t.content_hash,
-            text_array(formula_keys(t.body_expanded or t.body_latex))]
+            text_array(keys_for(t.text, t.formula_keys))]
 
 
 def _column_value(column: str, value: object) -> object:
@@ -477,7 +478,7 @@ def by_labels(names: Names) -> sql.Composed:
     ).format(c=cols, t=sql.Identifier(names.theorems))
 
 
-# Formula search (query_understanding.formula_keys): a key in more statements than this is counted as this many
+# Formula search (theorem_rag.formula_keys): a key in more statements than this is counted as this many
 # (its IDF is already small), and candidates come from the rarest keys whose counts sum to at most the budget.
 FORMULA_DF_CAP = 2_000
 FORMULA_BUDGET = 6_000

@@ -17,7 +17,7 @@ from theorem_rag.db.names import Names
 from theorem_rag.db.vectors import check_k
 from theorem_rag.filters import Filters
 from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens, validate_query
-from theorem_rag.query_understanding.formula_keys import key_weights
+from theorem_rag.formula_keys import key_weights
 from theorem_rag.query_understanding.names import about_a_result
 from theorem_rag.records import Hit
 
@@ -50,7 +50,7 @@ class TextOps:
         return [Hit(tid, float(score), rank=i, doc_id=doc, lexical_rank=i) for i, (tid, doc, score) in enumerate(rows, 1)]
 
     def search_formula(self, keys: Sequence[str], k: int = 10, filters: Filters | dict | None = None) -> list[Hit]:
-        """Statements that share formula keys with a query (:mod:`theorem_rag.query_understanding.formula_keys`),
+        """Statements that share formula keys with a query (:mod:`theorem_rag.formula_keys`),
         ranked by the IDF-weighted keys they share (entries about a result, such as "proof of X", count less); the
         rarest keys only, so the work per query is bounded."""
         check_k(k, k)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from theorem_rag.query_understanding.formula_keys import formula_keys
+from theorem_rag.formula_keys import formula_keys
 from theorem_rag.slogans.latex_text import latex_to_text
 
 _LATEX = re.compile(r"\$|\\[A-Za-z]+|\\[\[\(]|[_^]\{")

@@ -6,8 +6,13 @@ sequence of symbols: control words with their synonyms merged (``\\geq`` and ``\
 ``\\varphi`` and ``\\phi``, ``\\ln`` and ``\\log``), letters, whole numbers and operators; braces, sizes and spacing
 are dropped. Its keys are the symbol pairs and triples in order (``e:`` exact symbols) and the same with every
 Latin letter written ``v`` (``a:`` abstract: ``i^2`` and ``n^2`` share a key), plus each control word alone
-(``c:``). The same function reads the statements when they are written and the query when it is searched; the
-store ranks by the IDF of the keys a statement shares with the query (``theorem_rag.db``).
+(``c:``). The same function reads the statements and the query when it is searched; the store ranks by the IDF
+of the keys a statement shares with the query (``theorem_rag.db``).
+
+A statement's keys are computed where its record is made (the parse workers, :func:`carry`) and travel with the
+record, stamped with what they were computed from; a writer takes them as they are while the stamp still matches
+the statement's text and this module's :data:`VERSION`, and computes them otherwise (:func:`keys_for`). Loading
+is the one step of a build that cannot spread over more machines (one database), parsing can.
 
 >>> keys = formula_keys(r"then $$a^{p-1} \\equiv 1 \\pmod{p}.$$")
 >>> [k for k in keys if k.startswith("e:")][:4]
@@ -24,6 +29,12 @@ from __future__ import annotations
 
 import math
 import re
+
+from theorem_rag.records import digest
+
+# The version of the keys: bump it when a text's keys change, and records that carry keys of another version are
+# recomputed when they are written.
+VERSION = "1"
 
 # Keys of one statement: at most this many (the first formulas' keys first), which bounds the index entry.
 MAX_KEYS = 400
@@ -125,6 +136,31 @@ def formula_keys(latex: str, whole: bool = False, limit: int = MAX_KEYS) -> list
             if len(out) >= limit:
                 return list(out)
     return list(out)
+
+
+def stamp(text: str) -> str:
+    """What carried keys were computed from: this module's :data:`VERSION` and the statement's text."""
+    return digest("formula_keys", VERSION, text, length=16)
+
+
+def carry(text: str) -> tuple[str, tuple[str, ...]]:
+    """The keys of a statement's ``text`` to carry with its record (``Theorem.formula_keys``): ``(stamp, keys)``."""
+    return stamp(text), tuple(formula_keys(text))
+
+
+def keys_for(text: str, carried: tuple[str, tuple[str, ...]] | None) -> list[str]:
+    """The keys a writer stores for a statement: the ``carried`` ones while their stamp matches ``text`` and
+    :data:`VERSION`, else computed now (an edited statement, keys of another version, a record without them).
+
+    >>> carried = carry("Then $x^2 \\ge 0$.")
+    >>> keys_for("Then $x^2 \\ge 0$.", carried) == list(carried[1]) == formula_keys("Then $x^2 \\ge 0$.")
+    True
+    >>> keys_for("Then $y^3 \\ge 0$.", carried) == formula_keys("Then $y^3 \\ge 0$.")  # stale: recomputed
+    True
+    """
+    if carried is not None and carried[0] == stamp(text):
+        return list(carried[1])
+    return formula_keys(text)
 
 
 # How much a shared key says, beside its IDF: a triple of exact symbols more than a pair, an abstract one (letters
