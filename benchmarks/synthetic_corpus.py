@@ -70,7 +70,7 @@ class Seed:
             keep = keep[:limit]
         # Each seed statement carries its formula keys as a parsed record does (corpus_build computes them in the
         # parse workers, theorem_rag.formula_keys.carry); its copies share its text, so the load uses them as is.
-        theorems = [replace(records[ids[i]][0], formula_keys=carry(records[ids[i]][0].text)) for i in keep]
+        theorems = [replace(t, formula_keys=carry(t.text)) for t in (records[ids[i]][0] for i in keep)]
         slogans = [records[ids[i]][1] for i in keep]
         documents = store.get_documents(sorted({t.doc_id for t in theorems}))
         return cls.from_parts(theorems, slogans, np.stack([vecs[i] for i in keep]), documents, n_neighbours)
