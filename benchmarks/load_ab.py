@@ -4,10 +4,12 @@ comparisons of two versions of the load in one sitting (``bench_scale.py`` build
     python benchmarks/load_ab.py TREE N WRITERS DATA_DIR [SEED_DATA_DIR]
 
 TREE is a checkout of this repository (a worktree of another commit); WRITERS 0 calls ``load_corpus`` without the
-argument (for code older than it). Prints one RESULT line; DATA_DIR is deleted first.
+argument (for code older than it). Prints one RESULT line, with the CPU the load took per row in this process
+(making the batches included) and in the server's processes (Linux: read from /proc); DATA_DIR is deleted first.
 """
 
 import os
+import resource
 import shutil
 import sys
 from pathlib import Path
@@ -27,10 +29,34 @@ seed = bench_scale.read_seed(seed_dir, bench_scale.SPACE, None)
 server, dsn, _, _ = bench_scale.start_server(data, {"shared_buffers": "1GB", "maintenance_work_mem": "2GB"})
 store = TheoremStore(dsn, timeout=120, pool_size=4)
 store.migrate()
+
+
+def postgres_cpu() -> float:
+    """User + system seconds of every postgres process on this machine (the benchmark's server is the only one)."""
+    total, tick = 0.0, os.sysconf("SC_CLK_TCK")
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        name, fields = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :].split()
+        if name.startswith("postgres"):
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+def own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 start_load = os.getloadavg()[0]
+pg0, py0 = postgres_cpu(), own_cpu()
 report = load_corpus(store, SyntheticCorpus(seed, n), bench_scale.SPACE, model="m", build_indexes=False,
                      progress=False, **({"writers": writers} if writers else {}))  # fmt: skip
+pg_us, py_us = ((postgres_cpu() - pg0) / n * 1e6, (own_cpu() - py0) / n * 1e6)
 print(f"RESULT tree={tree.name} writers={writers or 'old'} rows/s={report.rows_per_second:,.0f} "
-      f"theorems={report.seconds['theorems']:.1f}s load={report.load_seconds:.1f}s loadavg_start={start_load:.2f}")
+      f"theorems={report.seconds['theorems']:.1f}s load={report.load_seconds:.1f}s loadavg_start={start_load:.2f} "
+      f"cpu_us/row: python={py_us:.0f} (batches made included) postgres={pg_us:.0f}")
 store.close()
 server.stop()

@@ -122,7 +122,7 @@ class Theorem:
         It versions the stored row. Slogans and vectors are not keyed on it but on exactly what each was computed
         from (the writer's inputs, the embedded text), so an edit refreshes only what it touches.
         """
-        d = self._record()
+        d = self._record(copy_meta=False)  # read by json.dumps only: no copy of meta needed
         del d["id"]
         if not d["proof"]:  # records without a proof keep the hash they had before proofs were recorded
             del d["proof"]
@@ -134,13 +134,14 @@ class Theorem:
             d["formula_keys"] = {"stamp": self.formula_keys[0], "keys": list(self.formula_keys[1])}
         return d
 
-    def _record(self) -> dict[str, Any]:
+    def _record(self, copy_meta: bool = True) -> dict[str, Any]:
         # What dataclasses.asdict gives (a deep copy of meta, lists for the tuples), field by field, without the
         # derived formula keys: asdict walks every value recursively and is the largest cost of a bulk load in Python.
         d = {name: getattr(self, name) for name in _RECORD_FIELDS}
         d["section"] = list(self.section)
         d["proof_refs"] = list(self.proof_refs)
-        d["meta"] = copy.deepcopy(self.meta)
+        if copy_meta:
+            d["meta"] = copy.deepcopy(self.meta)
         return d
 
     @classmethod

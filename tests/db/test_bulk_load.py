@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import psycopg
 import pytest
 from psycopg import sql
 
@@ -224,6 +225,22 @@ def test_document_upsert_reads_only_the_vectors_of_its_statements(store):
     scans = [(node["Node Type"], node.get("Relation Name")) for node in plan_nodes(plan)]
     assert ("Seq Scan", store.names.vectors("toy")) not in scans
     assert ("Index Scan", store.names.vectors("toy")) in scans
+
+
+@pytest.mark.parametrize("items", [
+    [], [""], ["a"], ["NULL", "null"], ['say "hi"', "x,y", "{braces}", " padded "],
+    ["a\\", "\\", '\\"', '"\\', "\\\\n"], [r"e:\alpha|\beta", "a:v^v", "c:\\frac"], ["ümlaut", "λ", "𝔽_p"],
+])  # fmt: skip
+def test_array_text_reads_back_as_the_same_elements(store, items):
+    """``text_array`` escapes the whole list at once (joined by NUL): PostgreSQL's own array parser must read back
+    exactly the elements written, quotes, backslashes, separators and the word NULL included."""
+    with store.connection() as conn:
+        assert conn.execute("SELECT %s::text[]", [sqltext.text_array(items)]).fetchone()[0] == items
+
+
+def test_an_element_with_a_nul_is_refused_not_split(store):
+    with pytest.raises(psycopg.DataError, match="NUL"), store.connection() as conn:
+        conn.execute("SELECT %s::text[]", [sqltext.text_array(["a\0b", "c"])])
 
 
 def test_a_record_carries_its_formula_keys_to_both_write_paths_while_they_match_its_text(store):
