@@ -462,24 +462,28 @@ def test_an_unfiltered_dense_query_walks_the_index_even_on_a_small_table(big_sto
 
 
 def test_the_default_walk_follows_the_size_of_the_space(big_store, monkeypatch):
-    """Without an ef_search of its own a dense search on a halfvec index walks 400 up to the step's count of
-    vectors (the space's maintained count) and 1,000 above; never less than the pool; an explicit one is kept."""
+    """Without an ef_search of its own a dense search on a halfvec index walks what the first step holding the
+    space's maintained count of vectors says (200 up to 100,000, 400 up to 300,000) and 1,000 above the last; never
+    less than the pool; an explicit one is kept."""
     from theorem_rag.db import vectors
 
     s = big_store
     s.build_index("v")
     assert s.space("v").index == "halfvec" and s.stats("v")["vectors"] == N_SYNTHETIC
-    assert s.dense_ef_search("v") == 400
+    assert vectors.EF_SEARCH_STEPS["halfvec"] == ((100_000, 200), (300_000, 400))
+    assert s.dense_ef_search("v") == 200
     assert s.dense_ef_search("v", pool=600) == 600
     assert s.dense_ef_search("v", ef_search=100) == 200 and s.dense_ef_search("v", ef_search=700) == 700
-    monkeypatch.setitem(vectors.EF_SEARCH_STEPS, "halfvec", (N_SYNTHETIC, 300))
-    assert s.dense_ef_search("v") == 300
-    monkeypatch.setitem(vectors.EF_SEARCH_STEPS, "halfvec", (N_SYNTHETIC - 1, 300))
-    assert s.dense_ef_search("v") == 1000 and s.dense_ef_search("v", ef_search=300) == 300
+    n = N_SYNTHETIC
+    for steps, walk in [(((n, 300),), 300), (((n - 1, 150), (n, 300)), 300), (((n, 250), (n + 1, 300)), 250),
+                        (((n - 2, 250), (n - 1, 300)), 1000), (((n - 1, 300),), 1000)]:  # fmt: skip
+        monkeypatch.setitem(vectors.EF_SEARCH_STEPS, "halfvec", steps)
+        assert s.dense_ef_search("v") == walk, steps
+        assert s.dense_ef_search("v", ef_search=350) == 350
     monkeypatch.delitem(vectors.EF_SEARCH_STEPS, "halfvec")
     assert s.dense_ef_search("v") == 1000
     # search_dense sets what dense_ef_search reports
-    monkeypatch.setitem(vectors.EF_SEARCH_STEPS, "halfvec", (N_SYNTHETIC, 300))
+    monkeypatch.setitem(vectors.EF_SEARCH_STEPS, "halfvec", ((N_SYNTHETIC, 300),))
     walked = []
     walk = vectors.SpaceOps._walk_settings
     monkeypatch.setattr(vectors.SpaceOps, "_walk_settings", lambda self, *a, **kw: walked.append(walk(self, *a, **kw)) or walked[-1])

@@ -45,12 +45,13 @@ HNSW_PARAMS = {"bit": (16, 64), "halfvec": (32, 256)}
 # walk of ef_search 1,000) and the 800 more rows are read and re-ranked for nothing
 # (benchmarks/results/dense_seqscan/, benchmarks/results/scale_index/).
 DEFAULT_POOL = {"bit": 1000, "halfvec": 200}
-# hnsw.ef_search when the caller names none, per index kind: (the most vectors a space may hold for it, the smaller
-# walk); a larger space, and a kind not listed, walk MAX_EF_SEARCH. A half-precision walk of 400 finds the exact
-# top 20 of the Stacks slogans (Recall@20 1.000) on the shared corpora (29k: 4-5 ms against 10-15 at 1,000), at
-# 100k and at 300k, but 0.977 at 1M, where 1,000 finds 1.000 (benchmarks/results/ef_search/). The Hamming walk of
-# a bit index needs its pool of 1,000 anyway. The count is the space's maintained one, read in the same statement.
-EF_SEARCH_STEPS = {"halfvec": (300_000, 400)}
+# hnsw.ef_search when the caller names none, per index kind: steps of (the most vectors a space may hold for it, the
+# walk), smallest first; a larger space, and a kind not listed, walk MAX_EF_SEARCH. A half-precision walk of 200
+# finds the exact top 20 of the Stacks slogans (Recall@20 1.000) on the shared corpora (29k: 7-9 ms against 10-12
+# at 400) and at 100k, 400 at 300k (where 200 finds 0.971), but 400 finds 0.977 at 1M, where 1,000 finds 1.000
+# (benchmarks/results/ef_search/, benchmarks/results/ef_steps/). The Hamming walk of a bit index needs its pool
+# of 1,000 anyway. The count is the space's maintained one, read in the same statement.
+EF_SEARCH_STEPS: dict[str, tuple[tuple[int, int], ...]] = {"halfvec": ((100_000, 200), (300_000, 400))}
 _SPACE_COLUMNS = sql.SQL("name, dim, half, field, model, backend, index_kind")
 
 
@@ -455,12 +456,14 @@ class SpaceOps:
                        unfiltered: bool) -> int:  # fmt: skip
         """Set the HNSW walk of a dense search in ``conn``'s transaction (one round trip); returns its ef_search."""
         floor = min(pool, MAX_EF_SEARCH)
-        step = EF_SEARCH_STEPS.get(sp.index) if ef_search is None else None
-        if step is None:
+        steps = EF_SEARCH_STEPS.get(sp.index) if ef_search is None else None
+        if not steps:
             ef, params = sql.SQL("%s"), [max(ef_search or MAX_EF_SEARCH, floor)]
         else:  # the space's maintained count: the walk grows with the index, with no query of its own
-            ef = sql.SQL("CASE WHEN {n} <= %s THEN %s ELSE %s END").format(n=counters.count_of(self.names))
-            params = [counters.vectors_key(sp.name), step[0], max(step[1], floor), MAX_EF_SEARCH]
+            ef = sql.SQL("SELECT CASE {whens} ELSE %s END FROM (SELECT {n} AS n) AS c").format(
+                whens=sql.SQL(" ").join(sql.SQL("WHEN c.n <= %s THEN %s") for _ in steps), n=counters.count_of(self.names))
+            params = [*(x for most, walk in steps for x in (most, max(walk, floor))), MAX_EF_SEARCH,
+                      counters.vectors_key(sp.name)]  # fmt: skip
         # An unfiltered query is served best by the HNSW index at any size; at a few tens of thousands of vectors
         # the planner's estimate for a half-precision index with ef_search 1,000 prefers a sequential scan that
         # computes every distance instead (39 against 15 ms on the shared corpora, the same top 20:
