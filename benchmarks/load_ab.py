@@ -14,6 +14,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from proc_cpu import postgres_cpu  # this script's folder, before the tree's: older trees lack it
+
 tree, n, writers, data = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4])
 seed_dir = Path(sys.argv[5]) if len(sys.argv) > 5 else Path(os.environ["THEOREM_RAG_DATA_DIR"])
 sys.path[:0] = [str(tree / "benchmarks"), str(tree)]
@@ -29,20 +31,6 @@ seed = bench_scale.read_seed(seed_dir, bench_scale.SPACE, None)
 server, dsn, _, _ = bench_scale.start_server(data, {"shared_buffers": "1GB", "maintenance_work_mem": "2GB"})
 store = TheoremStore(dsn, timeout=120, pool_size=4)
 store.migrate()
-
-
-def postgres_cpu() -> float:
-    """User + system seconds of every postgres process on this machine (the benchmark's server is the only one)."""
-    total, tick = 0.0, os.sysconf("SC_CLK_TCK")
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            continue
-        name, fields = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :].split()
-        if name.startswith("postgres"):
-            total += (int(fields[11]) + int(fields[12])) / tick
-    return total
 
 
 def own_cpu() -> float:

@@ -6,16 +6,9 @@ import sys, io
 from pathlib import Path
 REPO = Path(__file__).resolve().parents[3]
 sys.path[:0] = [str(REPO / "benchmarks"), str(REPO)]
-import os
+from proc_cpu import process_cpu
 import psycopg
 from theorem_rag.db.server import EmbeddedServer
-
-
-def backend_cpu(pid: int) -> float:
-    """User + system seconds of one server process (Linux /proc)."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 from theorem_rag.db import sqltext
 server = EmbeddedServer(Path(sys.argv[1]) / "pg")
@@ -33,10 +26,10 @@ def run(label, prep, reps=3):
         pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]; conn.rollback()
         for r in range(reps):
             for q in prep: conn.execute(q)
-            c0 = backend_cpu(pid)
+            c0 = process_cpu(pid)
             with conn.cursor().copy(f"COPY theorems ({collist}) FROM STDIN") as cp:
                 cp.write(data)
-            res.append(backend_cpu(pid) - c0)
+            res.append(process_cpu(pid) - c0)
             conn.rollback()
     print(f"{label}: {min(res)/20000*1e6:.0f} us/row (runs {', '.join(f'{x/20000*1e6:.0f}' for x in res)})")
 run("triggers on", [])

@@ -4,19 +4,12 @@
 """
 import shutil, sys, time
 from pathlib import Path
-import os
 REPO = Path(__file__).resolve().parents[3]
 sys.path[:0] = [str(REPO / "benchmarks"), str(REPO)]
+from proc_cpu import process_cpu
 import bench_scale
 from synthetic_corpus import SyntheticCorpus
 from theorem_rag.db.store import TheoremStore
-
-
-def backend_cpu(pid: int) -> float:
-    """User + system seconds of one server process (Linux /proc)."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 from theorem_rag.embed import embed_hash
 data = Path(sys.argv[2]); shutil.rmtree(data, ignore_errors=True); data.mkdir(parents=True)
@@ -30,7 +23,7 @@ store.vector_space(space, corpus.dim, field="slogan", model="m", index=None)
 store.defer_indexes()
 with store.connection() as conn:
     pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
-cpu = lambda: backend_cpu(pid)
+cpu = lambda: process_cpu(pid)
 acc = {}
 years = {}
 for i, b in enumerate(corpus.batches()):
