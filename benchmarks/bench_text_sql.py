@@ -27,8 +27,21 @@ from bench_search_profile import EVAL, _pct, load_queries  # noqa: E402
 def old_sqltext(tree: str):
     spec = importlib.util.spec_from_file_location("old_sqltext", Path(tree) / "theorem_rag" / "db" / "sqltext.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
     spec.loader.exec_module(module)
     return module
+
+
+def old_query(old, conn, names, text: str, k: int):
+    """The old module's full-text query; a long query's terms come first, when the old module reads them."""
+    from theorem_rag.filters import Filters
+    from theorem_rag.query import is_short_query
+
+    if not hasattr(old, "query_terms") or is_short_query(text):
+        return old.text_search(names, text, Filters(), k)
+    terms_sql, terms_params = old.query_terms(names, text)
+    terms = [old.QueryTerm(lx, int(n), idf, int(total)) for lx, n, idf, total in conn.execute(terms_sql, terms_params)]
+    return old.text_search(names, text, Filters(), k, terms=terms)
 
 
 def main() -> None:
@@ -62,7 +75,7 @@ def main() -> None:
                 for label in ("old", "new"):
                     t0 = time.perf_counter()
                     if label == "old":
-                        query, params = old.text_search(store.names, text, Filters(), args.depth)
+                        query, params = old_query(old, conn, store.names, text, args.depth)
                     else:
                         query, params = store._text_query(conn, text, Filters(), args.depth)
                     rows = conn.execute(query, params).fetchall()

@@ -386,25 +386,78 @@ def test_bounded_long_query_ranks_like_the_full_formula(big_store, query):
     assert [h.theorem_id for h in s.search_text(query, k=30)] == expected
 
 
-def test_long_statements_stored_out_of_line_rank_like_the_full_formula(big_store):
-    """A statement's vector long enough to be stored out of line (TOAST) is matched from one copy per row; short
-    ones as stored in the row: the ranking is the reference's either way."""
-    s = big_store
-    rng = np.random.default_rng(9)
-    long_ones = [
-        Theorem(id=f"s:long{i}", source="a", kind="lemma", doc_id="doc1", name=f"Long lemma {i}",
-                body_latex=" ".join(f"x{j:05d}" for j in rng.choice(90_000, size=900, replace=False))
+def _long_statements(prefix: str, sizes: list[int], seed: int = 9) -> list[Theorem]:
+    """Statements of ``sizes`` distinct rare words each (about 12 bytes of full-text vector per word), with three to
+    five of the query words w010...w015 among them."""
+    rng = np.random.default_rng(seed)
+    return [
+        Theorem(id=f"s:{prefix}{i}", source="a", kind="lemma", doc_id="doc1", name=f"Long lemma {prefix} {i}",
+                body_latex=" ".join(f"x{j:05d}" for j in rng.choice(90_000, size=size, replace=False))
                 + " " + " ".join(rng.choice(["w010", "w011", "w012", "w013", "w014", "w015"], size=3 + i % 3)))
-        for i in range(12)
+        for i, size in enumerate(sizes)
     ]  # fmt: skip
-    s.upsert_theorems(long_ones)
+
+
+def _out_of_line(store, pattern: str) -> list[tuple[str, int, bool]]:
+    """(id, vector size, stored out of line) of the text rows whose id is like ``pattern`` (PostgreSQL 17's
+    pg_column_toast_chunk_id says where a value is)."""
+    with store.connection() as conn:
+        if conn.info.server_version < 170000:
+            pytest.skip("pg_column_toast_chunk_id needs PostgreSQL 17")
+        return conn.execute(f"SELECT id, pg_column_size(tsv), pg_column_toast_chunk_id(tsv) IS NOT NULL FROM "
+                            f"{store.names.text} WHERE id LIKE %s ORDER BY id", [pattern]).fetchall()  # fmt: skip
+
+
+def test_long_statements_rank_like_the_full_formula_in_the_row_or_out_of_it(big_store):
+    """A vector of up to about 8 kB stays in the text row (migration 16) and is matched where it lies; a longer one
+    is stored out of line (TOAST) and matched from one copy per row: the ranking is the reference's either way."""
+    from theorem_rag.db import sqltext
+
+    s = big_store
+    s.upsert_theorems(_long_statements("mid", [300, 400] * 6) + _long_statements("big", [900] * 6, seed=10))
+    placed = _out_of_line(s, "s:%")
+    mid = [(size, out) for id_, size, out in placed if id_.startswith("s:mid")]
+    big = [(size, out) for id_, size, out in placed if id_.startswith("s:big")]
+    # Without migration 16 the first would be out of line too (PostgreSQL moves values once a row passes ~2 kB).
+    assert all(2000 < size <= sqltext.INLINE_TSV_BYTES and not out for size, out in mid), mid
+    assert all(size > 8160 and out for size, out in big), big
+    query = "w010 w011 w012 w013 w014 w015"
     with s.connection() as conn:
-        sizes = conn.execute(f"SELECT min(pg_column_size(tsv)) FROM {s.names.text} WHERE id LIKE 's:long%%'").fetchone()[0]
-        expected = [r[0] for r in conn.execute(REFERENCE_LONG_QUERY.format(t=s.names.text, lx=s.names.lexicon),
-                                               {"q": "w010 w011 w012 w013 w014 w015"})]  # fmt: skip
-    assert sizes > 2000
-    assert len({x for x in expected if x.startswith("s:long")}) >= 3
-    assert [h.theorem_id for h in s.search_text("w010 w011 w012 w013 w014 w015", k=30)] == expected
+        expected = [r[0] for r in conn.execute(REFERENCE_LONG_QUERY.format(t=s.names.text, lx=s.names.lexicon), {"q": query})]
+    assert len({x for x in expected if x.startswith("s:mid")}) >= 3 and len({x for x in expected if x.startswith("s:big")}) >= 2
+    assert [h.theorem_id for h in s.search_text(query, k=30)] == expected
+
+
+def test_migration_16_moves_vectors_stored_out_of_line_into_the_row(pg_dsn, table_prefix):
+    """An index written at schema 15 has its longer vectors out of line; migration 16 writes them into the row,
+    leaves the vectors and the lexicon as they were, and the search ranks like the reference."""
+    from theorem_rag.db.names import Names
+
+    n = Names(table_prefix)
+    where = f"SELECT id, tsv::text, pg_column_toast_chunk_id(tsv) IS NOT NULL FROM {n.text} ORDER BY id"
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        if conn.info.server_version < 170000:
+            pytest.skip("pg_column_toast_chunk_id needs PostgreSQL 17")
+        migrate(conn, table_prefix, target=15)
+        # What a schema 15 store wrote: its statement triggers fill the text table and the lexicon.
+        for t in _long_statements("mid", [300, 400] * 3) + [replace(t, id=f"s:short{i}") for i, t in enumerate(THEOREMS)]:
+            conn.execute(f"INSERT INTO {n.theorems} (id, source, kind, doc_id, body_latex, content_hash, name) "
+                         "VALUES (%s, %s, %s, %s, %s, %s, %s)", [t.id, t.source, t.kind, t.doc_id, t.body_latex, t.id, t.name])  # fmt: skip
+        before = conn.execute(where).fetchall()
+        lexicon = dict(conn.execute(f"SELECT lexeme, ndoc FROM {n.lexicon}").fetchall())
+        assert [out for id_, _, out in before if id_.startswith("s:mid")] == [True] * 6  # PostgreSQL's default
+        assert migrate(conn, table_prefix) == [16]
+        after = conn.execute(where).fetchall()
+        assert [(id_, tsv) for id_, tsv, _ in after] == [(id_, tsv) for id_, tsv, _ in before]
+        assert not any(out for _, _, out in after)
+        options = conn.execute("SELECT reloptions FROM pg_class WHERE relname = %s", [f"{n.text}_tsv"]).fetchone()[0]
+        assert options == ["gin_pending_list_limit=256"]
+        assert dict(conn.execute(f"SELECT lexeme, ndoc FROM {n.lexicon}").fetchall()) == lexicon
+        query = "w010 w011 w012 w013 w014 w015"
+        expected = [r[0] for r in conn.execute(REFERENCE_LONG_QUERY.format(t=n.text, lx=n.lexicon), {"q": query})][:6]
+    with TheoremStore(pg_dsn, table=table_prefix) as store:
+        assert _maintained(store)[0] == _truth(store)[0]
+        assert [h.theorem_id for h in store.search_text(query, k=6)] == expected
 
 
 def test_a_common_keyword_ranks_a_capped_set_and_every_exact_name(big_store):

@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15]
+[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16]
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Union
 
 from psycopg import Connection, sql
 
-from theorem_rag.db import counters
+from theorem_rag.db import counters, sqltext
 from theorem_rag.db.names import Names
 
 # A migration step is a statement, or a callable for a step that must read the database first (existing spaces).
@@ -255,6 +255,32 @@ def _v15(n: Names) -> list[Step]:
     ]  # fmt: skip
 
 
+def _v16(n: Names) -> list[Step]:
+    """The text table keeps a row whole up to 8,160 bytes (``toast_tuple_target``; PostgreSQL's default moves the
+    largest values out of line once a row passes about 2 kB): a long query matches each candidate's vector against
+    up to eight terms and ranks the best again, and a vector stored out of line is fetched from the TOAST table for
+    each. The rows already stored out of line are written again, so they move into the row (their lexemes do not
+    change, so the lexicon does not either). The full-text index's pending list, which every search reads, is
+    bounded (``sqltext.TEXT_GIN_PENDING_KB``) and emptied. ``benchmarks/results/text_inline/``."""
+    x, index = sql.Identifier(n.text), sqltext.text_index_name(n)
+
+    def rewrite(conn: Connection) -> None:
+        # pg_column_toast_chunk_id (PostgreSQL 17) says exactly which values are out of line; before it, the vectors
+        # long enough to have been moved.
+        out_of_line = ("pg_column_toast_chunk_id(tsv) IS NOT NULL" if conn.info.server_version >= 170000
+                       else "pg_column_size(tsv) > 1000")  # fmt: skip
+        conn.execute(sql.SQL("UPDATE {x} SET tsv = tsv || ''::tsvector WHERE {w}").format(x=x, w=sql.SQL(out_of_line)))
+        if conn.execute("SELECT to_regclass(%s) IS NOT NULL", [index]).fetchone()[0]:
+            conn.execute(sql.SQL("ALTER INDEX {i} SET (gin_pending_list_limit = {kb})").format(
+                i=sql.Identifier(index), kb=sql.Literal(sqltext.TEXT_GIN_PENDING_KB)))
+            conn.execute("SELECT gin_clean_pending_list(%s::regclass)", [index])
+        else:  # dropped by a bulk load still under way: built again as create_text_index says
+            conn.execute(sql.SQL("UPDATE {d} SET definition = %s WHERE name = %s").format(d=sql.Identifier(n.deferred_indexes)),
+                         [sqltext.create_text_index(n).as_string(conn), index])  # fmt: skip
+
+    return [sql.SQL("ALTER TABLE {x} SET (toast_tuple_target = 8160)").format(x=x), rewrite]
+
+
 # (version, description, statements): append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
@@ -271,6 +297,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (13, "premise_head: the fitted premise head (weights, holdout)", _v13),
     (14, "text: the narrow table full-text search reads (tsv computed by trigger; theorems.tsv dropped)", _v14),
     (15, "text: an index of the lowercased aliases (definition look-ups by alias)", _v15),
+    (16, "text: rows kept whole up to 8,160 bytes (full-text vectors in the row)", _v16),
 ]
 LATEST = MIGRATIONS[-1][0]
 

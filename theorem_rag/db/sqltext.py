@@ -117,10 +117,17 @@ def doc_index_name(names: Names) -> str:
     return f"{names.theorems}_doc"
 
 
+# The full-text index's pending list (kB): GIN adds new entries to an unsorted list that every search reads in full
+# until VACUUM (or an insert past this size) merges it into the index. PostgreSQL's default, 4 MB, let 3,000 updated
+# statements add 24 % to the median long query (benchmarks/results/text_inline/).
+TEXT_GIN_PENDING_KB = 256
+
+
 def create_text_index(names: Names) -> sql.Composed:
-    """The full-text GIN index over the text table's ``tsv`` column, as migration 14 creates it."""
-    return sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (tsv)").format(
-        i=sql.Identifier(text_index_name(names)), t=sql.Identifier(names.text)
+    """The full-text GIN index over the text table's ``tsv`` column (migration 14; its pending list bounded since
+    migration 16)."""
+    return sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (tsv) WITH (gin_pending_list_limit = {kb})").format(
+        i=sql.Identifier(text_index_name(names)), t=sql.Identifier(names.text), kb=sql.Literal(TEXT_GIN_PENDING_KB)
     )
 
 
@@ -223,6 +230,12 @@ MAX_DF_SHARE = 0.2
 # (benchmarks/results/text_budget/).
 CANDIDATE_BUDGET = 4_000
 RANK_CAP = 2_000
+# A text row's full-text vector up to this size (pg_column_size) is matched where it lies: the text table keeps
+# rows of up to 8,160 bytes whole (toast_tuple_target, migration 16), so such a vector is in the row unless its
+# other columns are long too (then it is fetched once per term: slower, the same result). A longer one, which
+# PostgreSQL stores out of line, is fetched once and matched in memory. 82 of the shared corpora's 29,467 vectors
+# are longer (46 of them out of line).
+INLINE_TSV_BYTES = 6_000
 # ts_rank_cd(tsv, query, 1) of a long OR query stays below this on the corpora (max 1.8 over 16,051 matches of
 # "scheme | morphism | let | finite"; 99th percentile 0.45): the bound that decides which candidates can still
 # reach the top k through the tie-breaker.
@@ -341,22 +354,22 @@ def text_search(
     cand_query = candidate_tsquery(terms, CANDIDATE_BUDGET if budget is None else budget)
     where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
     # The IDF share as one CASE per term, in float8 (added in the terms' order, so a row's sum is the same on every
-    # run; numeric cost 2-3 % more). The terms are matched against the row's vector (dv.v) as stored when it is
-    # stored in the row, and against one in-memory copy when it is long (OFFSET 0 keeps the planner from inlining
-    # the copy): TOAST moves a value out of line, compressed or not, only when the row passes about 2 kB, and each
-    # match on t.tsv itself would read it (and decompress it) again; copying also the 95 % of vectors stored in place
-    # cost 12 % more (benchmarks/results/ef_search/). The candidates within reach of the top k are read
-    # again for ts_rank_cd by their row address (ctid: one statement, one snapshot, so it still points at the same
-    # row), not through the primary key's b-tree: the same rows, 4-6 % less time for long queries
+    # run; numeric cost 2-3 % more). The text table keeps vectors in the row up to about 8 kB (migration 16), so the
+    # terms are matched against the row's vector itself; a vector stored out of line (longer, or in a table not yet
+    # rewritten) is matched against one in-memory copy (OFFSET 0 keeps the planner from inlining the copy), since each
+    # match on t.tsv would fetch it again (benchmarks/results/text_inline/). The candidates within reach of the top k
+    # are read again for ts_rank_cd by their row address (ctid: one statement, one snapshot, so it still points at
+    # the same row), not through the primary key's b-tree: the same rows, 4-6 % less time for long queries
     # (benchmarks/results/text_ctid/).
-    share = sql.SQL(" + ").join(
-        sql.SQL("CASE WHEN dv.v @@ %s::tsquery THEN %s::float8 ELSE 0 END") for _ in terms
-    )
+    def share(v: sql.Composable) -> sql.Composed:
+        return sql.SQL(" + ").join(sql.SQL("CASE WHEN {v} @@ %s::tsquery THEN %s::float8 ELSE 0 END").format(v=v) for _ in terms)
+
     query_sql = sql.SQL(
         """WITH cand AS MATERIALIZED (
-            SELECT t.id, t.ctid AS tid, coalesce(lower(t.name) = %s, false) AS named, {share} AS s
-            FROM {t} AS t {year_join} CROSS JOIN LATERAL (
-                SELECT CASE WHEN pg_column_size(t.tsv) > 2000 THEN t.tsv || ''::tsvector ELSE t.tsv END AS v OFFSET 0) AS dv
+            SELECT t.id, t.ctid AS tid, coalesce(lower(t.name) = %s, false) AS named,
+                CASE WHEN pg_column_size(t.tsv) <= {inline} THEN {share}
+                     ELSE (SELECT {share_copy} FROM (SELECT t.tsv || ''::tsvector AS v OFFSET 0) AS dv) END AS s
+            FROM {t} AS t {year_join}
             WHERE (t.tsv @@ %s::tsquery OR lower(t.name) = %s) AND {where}),
         kth AS (SELECT s FROM cand ORDER BY named DESC, s DESC LIMIT 1 OFFSET %s),
         top AS (
@@ -367,7 +380,9 @@ def text_search(
             SELECT t.doc_id, ts_rank_cd(t.tsv, %s::tsquery, 1) AS rank, {alias} AS alias
             FROM {t} AS t WHERE t.ctid = top.tid OFFSET 0) AS x
         ORDER BY score DESC, top.id LIMIT %s"""
-    ).format(t=sql.Identifier(names.text), share=share, year_join=_year_join(names, filters), where=where,
+    ).format(t=sql.Identifier(names.text), share=share(sql.Identifier("t", "tsv")), share_copy=share(sql.Identifier("dv", "v")),
+             inline=sql.Literal(INLINE_TSV_BYTES),
+             year_join=_year_join(names, filters), where=where,
              alias=sql.SQL(_ALIAS_SQL.format(a="t")), boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
     lowered = query.strip().lower()
     lexemes, idfs = [t.lexeme for t in terms], [t.idf for t in terms]
@@ -378,7 +393,7 @@ def text_search(
     margin = Decimal(str(0.1 * RANK_BOUND)) * total
     # Lexemes are [a-z0-9]+ (query_terms keeps no other), so each is a tsquery literal as it stands.
     return query_sql, [
-        lowered, *(x for term in terms for x in (term.lexeme, term.idf)), cand_query, lowered,
+        lowered, *[x for term in terms for x in (term.lexeme, term.idf)] * 2, cand_query, lowered,
         *fparams, k - 1, margin, max(cap, k), total, " | ".join(lexemes), lowered, k,
     ]  # fmt: skip
 
