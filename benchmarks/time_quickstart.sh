@@ -4,7 +4,7 @@
 #
 #   bash benchmarks/time_quickstart.sh OUT_FOLDER [DATA_DIR]
 #
-# OUT_FOLDER gets records/, parse.time, build.time, head.time, search.time, load.log and the command outputs; DATA_DIR
+# OUT_FOLDER gets records/, parse.time, build.time, query_space.time, head.time, search.time, load.log and the command outputs; DATA_DIR
 # (default OUT_FOLDER/data) must not exist yet. Extra arguments for `corpus parse` come from PARSE_ARGS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,8 +30,9 @@ stage() {
 stage parse "$PY" "${CLI[@]}" corpus parse "$CORPORA"/{stacks,planetmath,openlogic,napkin,hott,lebl-ra,papers} \
   --out "$OUT/records" --quiet ${PARSE_ARGS:-}
 stage build "$PY" "${CLI[@]}" index build --records "$OUT/records"
+stage query_space "$PY" "${CLI[@]}" index build --records "$OUT/records" --embed-model math-minilm-v2
 stage head "$PY" "${CLI[@]}" model premise-head --eval-dir "${THEOREM_RAG_EVAL_DIR:-../shared/eval}"
 stage search "$PY" "${CLI[@]}" search "a local ring has a unique maximal ideal" -k 5
-for name in parse build head search; do
+for name in parse build query_space head search; do
   grep -E "Elapsed|User time|System time|Maximum resident" "$OUT/$name.time" | sed "s/^/$name: /"
 done

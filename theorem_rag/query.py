@@ -43,6 +43,24 @@ def is_short_query(query: str) -> bool:
 _GRAPH = re.compile(r"^\s*(uses|used-by|id)\s*:\s*(\S+)\s*$", re.I)
 
 
+# A query with TeX math and at least this many words reads as a statement (a lemma pasted in to find its premises or
+# its twins), not as a question in words: 978 of the 1,000 Stacks proof-reference dev queries, 1 of the 80 slogans,
+# none of the 1,695 PlanetMath synonyms.
+STATEMENT_QUERY_WORDS = 8
+_TEX_MATH = re.compile(r"\$|\\\(|\\\[|\\begin\{")
+
+
+def is_statement_query(query: str) -> bool:
+    """Whether a query is a statement (TeX math and at least ``STATEMENT_QUERY_WORDS`` words).
+
+    >>> is_statement_query(r"Let $R$ be a local ring and $M$ a finite $R$-module with $\mathfrak m M = M$. Then $M = 0$.")
+    True
+    >>> is_statement_query("a local ring has a unique maximal ideal"), is_statement_query("$x^2 + y^2 = z^2$")
+    (False, False)
+    """
+    return bool(_TEX_MATH.search(query)) and len(query.split()) >= STATEMENT_QUERY_WORDS
+
+
 def graph_query(query: str) -> tuple[str, str] | None:
     """``(relation, id)`` for a proof-graph query (``uses:ID``, ``used-by:ID``) or a look-up (``id:ID``), else
     None: an ordinary search. The cards' "uses n" / "used by n" links run these.

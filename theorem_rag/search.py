@@ -11,6 +11,7 @@ from :class:`~theorem_rag.config.Settings` at the edges.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -19,6 +20,8 @@ from typing import Any
 from theorem_rag.config import Settings
 from theorem_rag.errors import InputError
 from theorem_rag.records import Document, Hit, Neighbours, PaperHit, Theorem
+
+log = logging.getLogger(__name__)
 
 
 class IndexNotBuilt(RuntimeError):
@@ -69,24 +72,32 @@ class TheoremSearch:
         understand: bool = True,
         parallel_text: bool = True,
         premise_head: bool = True,
+        query_space: str | None = None,
+        query_embedder: Any = None,
     ) -> None:
         from theorem_rag.embed import SentenceTransformerEmbedding
         from theorem_rag.retrieval.retriever import TheoremRetriever
 
         self.store, self.embedder, self.space = store, embedder, space
+        if query_space is not None and query_embedder is None:
+            raise InputError(f"query_space {query_space!r} needs the query_embedder whose model made it")
+        self.query_space = query_space if query_space != space else None
+        self.query_embedder = query_embedder if self.query_space else None
         self.k, self.max_k, self.reranker = k, max_k, reranker
         self._options = dict(space=space, k=k, max_k=max_k, pool=pool, ef_search=ef_search,
                              iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, reranker=reranker,
                              max_query_chars=max_query_chars, extra_spaces=tuple(extra_spaces),
                              understand=understand, parallel_text=parallel_text,
-                             premise_head=premise_head)  # fmt: skip
+                             premise_head=premise_head, query_space=self.query_space,
+                             query_embedder=self.query_embedder)  # fmt: skip
         self._built: set[str] = set()
         self.retriever = TheoremRetriever(
             store, SentenceTransformerEmbedding(embedder), space, k=k, pool=pool if pool is None else max(pool, max_k),
             ef_search=ef_search,
             iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, max_query_chars=max_query_chars,
             extra_spaces=extra_spaces, reranker=reranker, rerank_depth=max_k, understand=understand,
-            parallel_text=parallel_text, premise_head=premise_head,
+            parallel_text=parallel_text, premise_head=premise_head, query_space=self.query_space,
+            query_embed_model=SentenceTransformerEmbedding(self.query_embedder) if self.query_embedder else None,
         )  # fmt: skip
 
     @classmethod
@@ -95,7 +106,6 @@ class TheoremSearch:
         from theorem_rag.db.names import space_name
         from theorem_rag.db.server import resolve_dsn
         from theorem_rag.db.store import TheoremStore
-        from theorem_rag.embed import Embedder
         from theorem_rag.embed_onnx import AUTO, backend_for_space
         from theorem_rag.retrieval.rerank import build_reranker
 
@@ -103,11 +113,10 @@ class TheoremSearch:
         store = TheoremStore(resolve_dsn(s), table=s.table, max_query_chars=s.max_query_chars, pool_size=s.db_pool_size,
                              statement_timeout=s.statement_timeout)  # fmt: skip
         # "auto": the backend the space was built with, or onnx-int8 for a new space (embed_onnx.resolve_backend)
-        backend = backend_for_space(s.embed_backend, store.spaces() if s.embed_backend == AUTO else [],
+        spaces = store.spaces()
+        backend = backend_for_space(s.embed_backend, spaces if s.embed_backend == AUTO else [],
                                     space_name(s.embed_model, s.embed_field), s.embed_model)  # fmt: skip
-        embedder = Embedder(s.embed_model, doc_instruction=s.doc_instruction, query_instruction=s.query_instruction,
-                            batch_size=s.embed_batch_size, backend=backend,
-                            cache_dir=Path(s.data_dir) / "onnx")  # fmt: skip
+        embedder = _embedder(s, s.embed_model, backend)
         kwargs: dict[str, Any] = dict(
             space=space_name(s.embed_model, s.embed_field), k=s.k, max_k=s.max_k, pool=s.candidate_pool,
             ef_search=s.ef_search, iterative_scan=s.iterative_scan, hybrid=s.hybrid, rrf_k=s.rrf_k,
@@ -116,6 +125,8 @@ class TheoremSearch:
             understand=s.query_understanding,
         )  # fmt: skip
         kwargs.update(overrides)
+        if "query_space" not in overrides:
+            kwargs.update(_query_space(s, store, spaces, kwargs["space"], kwargs["extra_spaces"]))
         return cls(store, embedder, **kwargs)
 
     def with_options(self, **overrides: Any) -> TheoremSearch:
@@ -126,6 +137,8 @@ class TheoremSearch:
         unknown = sorted(set(overrides) - set(self._options))
         if unknown:
             raise InputError(f"unknown search option(s) {', '.join(unknown)}; known: {', '.join(self._options)}")
+        if overrides.get("space", self.space) != self.space and "query_space" not in overrides:
+            overrides.update(query_space=None, query_embedder=None)  # it stands in for this search's space only
         return TheoremSearch(self.store, self.embedder, **{**self._options, **overrides})
 
     def _check_k(self, k: int | None) -> int:
@@ -149,6 +162,14 @@ class TheoremSearch:
                 )
             check_space_maker(self.store.space(space), self.embedder)
             self._built.add(space)
+        if self.query_space and self.query_space not in self._built:
+            check_space_maker(self.store.space(self.query_space), self.query_embedder)
+            self._built.add(self.query_space)
+
+    def query_embedder_for(self, query: str) -> Any:
+        """The embedder a search for ``query`` embeds it with: the query model's for a query in words when this
+        search has a query space (:meth:`TheoremRetriever.dense_space`), else :attr:`embedder`."""
+        return self.query_embedder if self.retriever.dense_space(query)[0] == self.query_space else self.embedder
 
     def search_batch(
         self,
@@ -310,8 +331,9 @@ class TheoremSearch:
         self.store.record_feedback(query=query, vote=vote, theorem_id=theorem_id, answer=answer, comment=comment)
 
     def stats(self) -> dict[str, Any]:
-        """Counts by source and whether the index is built, for health checks and the UI."""
-        return self.store.stats(self.space)
+        """Counts by source and whether the index is built, for health checks and the UI; ``query_space``: the space
+        queries in words search (None: the search's own space for every query)."""
+        return {**self.store.stats(self.space), "query_space": self.query_space}
 
     def as_retriever(self, **kwargs: Any) -> Any:
         """The LlamaIndex retriever (``TheoremRetriever``) :meth:`search` ranks with, for query engines and agents.
@@ -323,6 +345,47 @@ class TheoremSearch:
 
     def close(self) -> None:
         self.store.close()
+
+
+def _query_space(s: Settings, store: Any, spaces: Sequence[Any], space: str,
+                 extra_spaces: Sequence[str]) -> dict[str, Any]:  # fmt: skip
+    """The query space of the settings' search (``query_space`` and ``query_embedder``) when ``query_model`` names
+    another model whose space of the same field as ``space`` the index has (among ``spaces``), with as many vectors;
+    else nothing."""
+    from theorem_rag.db.names import space_name
+    from theorem_rag.embed import resolve_model_path
+    from theorem_rag.embed_onnx import AUTO, backend_for_space
+
+    by_name = {sp.name: sp for sp in spaces}
+    if not s.query_model or s.query_model == s.embed_model or extra_spaces or space not in by_name:
+        return {}
+    name = space_name(s.query_model, by_name[space].field)
+    if name == space or name not in by_name:
+        return {}
+    have, need = store.count_vectors(name), store.count_vectors(space)
+    if have < need:
+        if have:
+            log.warning("vector space %s has %d of the %d vectors of %s: queries in words search %s until "
+                        "`theorem-rag index build --embed-model %s` completes it", name, have, need, space, space,
+                        s.query_model)  # fmt: skip
+        return {}
+    try:
+        resolve_model_path(s.query_model)
+    except ImportError as e:
+        log.warning("queries in words search %s: %s (or set THEOREM_RAG_QUERY_MODEL='')", space, e)
+        return {}
+    backend = backend_for_space(s.embed_backend, list(spaces) if s.embed_backend == AUTO else [], name,
+                                s.query_model)  # fmt: skip
+    return {"query_space": name, "query_embedder": _embedder(s, s.query_model, backend)}
+
+
+def _embedder(s: Settings, model: str, backend: str) -> Any:
+    """The settings' :class:`~theorem_rag.embed.Embedder` of ``model`` run by ``backend`` (ONNX exports cached
+    under the data folder)."""
+    from theorem_rag.embed import Embedder
+
+    return Embedder(model, doc_instruction=s.doc_instruction, query_instruction=s.query_instruction,
+                    batch_size=s.embed_batch_size, backend=backend, cache_dir=Path(s.data_dir) / "onnx")  # fmt: skip
 
 
 def check_space_maker(space: Any, embedder: Any) -> None:

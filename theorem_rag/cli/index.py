@@ -105,6 +105,15 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, embed_backen
     except InputError as e:
         raise click.ClickException(str(e)) from e
     click.echo(report.summary())
+    if search.query_space:
+        # The query model's space (queries in words search it) follows the records too, or it would miss the new ones.
+        try:
+            report = build_index(search.store, search.query_embedder, theorems, documents, writer=writer,
+                                 space=search.query_space, field=s.embed_field, reembed=reembed, prune=not limit,
+                                 dense_index=s.dense_index)  # fmt: skip
+        except InputError as e:
+            raise click.ClickException(str(e)) from e
+        click.echo(report.summary())
 
 
 def _build_on_ray(s, theorems, documents, limit, reembed, batch_size, embed_actors, slogan_tasks) -> None:

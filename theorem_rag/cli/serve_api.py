@@ -100,6 +100,8 @@ def _open_search(torch_threads: int, settings: Settings, batch_queries: bool = T
 def _warm_up(search: Any) -> None:
     """Load the model and open the pool now, so the first request does not pay for it."""
     search.embedder.embed_queries(["warm up"])
+    if getattr(search, "query_embedder", None) is not None:  # the query model's too (queries in words)
+        search.query_embedder.embed_queries(["warm up"])
     search.stats()
 
 

@@ -36,8 +36,9 @@ class EvalIndex:
                understand: bool | None = None, premise_head: bool = True) -> Any:  # fmt: skip
         """A TheoremSearch over the space of ``field`` (built once per combination), fusing ``extra_fields``.
 
-        Query understanding follows the settings for the hybrid configurations (what the CLI, API and app run)
-        and is off for the single-ranking baselines (dense only), so those stay what their names say.
+        Query understanding and the query model's space (queries in words) follow the settings for the hybrid
+        configurations (what the CLI, API and app run) and are off for the single-ranking baselines (dense only),
+        so those stay what their names say.
 
         Built by :meth:`TheoremSearch.with_options` from the settings' search, so every other option (pool,
         ef_search, k, max_k, ...) is the one the CLI, the API and the app use.
@@ -49,10 +50,11 @@ class EvalIndex:
         key = (field, hybrid, reranker is not None, extra_fields, understand, premise_head)
         if key not in self._searches:
             model = self.settings.embed_model
+            query_space = {} if hybrid else {"query_space": None, "query_embedder": None}
             self._searches[key] = self.base.with_options(
                 space=space_name(model, field), hybrid=hybrid, reranker=reranker,
                 extra_spaces=tuple(space_name(model, f) for f in extra_fields), understand=understand,
-                premise_head=premise_head,
+                premise_head=premise_head, **query_space,
             )  # fmt: skip
         return self._searches[key]
 
@@ -65,7 +67,11 @@ class EvalIndex:
         if clash:
             raise InputError(f"extra records reuse ids already in the index: {', '.join(sorted(clash)[:5])}")
         for space in self.base.store.spaces():
-            build_index(self.base.store, self.base.embedder, theorems, writer=OfflineSloganWriter(),
+            # each space with the model that made it (the query model's space with that model); others are skipped
+            embedder = self.base.query_embedder if space.name == self.base.query_space else self.base.embedder
+            if not space.made_by(embedder.model_name, None):
+                continue
+            build_index(self.base.store, embedder, theorems, writer=OfflineSloganWriter(),
                         space=space.name, field=space.field, progress=False, build_hnsw=False)  # fmt: skip
 
     def remove_records(self, ids: Iterable[str]) -> None:

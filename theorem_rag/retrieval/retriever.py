@@ -30,7 +30,7 @@ from theorem_rag.db.sqltext import EXACT_NAME_BOOST
 from theorem_rag.db.vectors import DEFAULT_POOL
 from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
-from theorem_rag.query import is_short_query, validate_query
+from theorem_rag.query import is_short_query, is_statement_query, validate_query
 from theorem_rag.query_understanding import QueryPlan, understand
 from theorem_rag.query_understanding.confidence import hit_confidence
 from theorem_rag.query_understanding.names import (
@@ -145,6 +145,11 @@ class TheoremRetriever(BaseRetriever):
     understanding is off whatever ``understand`` says, and the statement itself is left out of the results. When
     the index has a fitted premise head (``theorem-rag model premise-head``) and ``premise_head`` is on, the head
     reorders and widens the text ranking with the proof graph (:mod:`~theorem_rag.retrieval.premise_head`).
+
+    ``query_space`` with ``query_embed_model``: a second space of the same field, made by a model adapted to
+    queries in words (the shipped ``math-minilm-v2``). A query in words is embedded by that model and compared with
+    that space only; a statement-shaped query (:func:`~theorem_rag.query.is_statement_query`), a premise query and
+    any search with ``extra_spaces`` use ``space`` and ``embed_model``, so vectors of two models never meet.
     """
 
     def __init__(
@@ -169,6 +174,8 @@ class TheoremRetriever(BaseRetriever):
         parallel_text: bool = True,
         mode: str = "search",
         premise_head: bool = True,
+        query_space: str | None = None,
+        query_embed_model: Any = None,
         **kwargs: Any,
     ) -> None:
         if mode not in MODES:
@@ -186,6 +193,10 @@ class TheoremRetriever(BaseRetriever):
         self.parallel_text = parallel_text
         self.mode = mode
         self.premise_head = premise_head
+        if query_space is not None and query_embed_model is None:
+            raise InputError(f"query_space {query_space!r} needs the query_embed_model that made it")
+        self.query_space = query_space if query_space != space else None
+        self.query_embed_model = query_embed_model if self.query_space else None
         super().__init__(**kwargs)
 
     def pool_for(self, space: str) -> int:
@@ -203,7 +214,8 @@ class TheoremRetriever(BaseRetriever):
             rrf_k=self.rrf_k, filters=self.filters, max_query_chars=self.max_query_chars, depth=self.depth,
             lexical_weights=self.lexical_weights, extra_spaces=self.extra_spaces, reranker=self.reranker,
             rerank_depth=self.rerank_depth, understand=self.understand, parallel_text=self.parallel_text,
-            mode=self.mode, premise_head=self.premise_head,
+            mode=self.mode, premise_head=self.premise_head, query_space=self.query_space,
+            query_embed_model=self.query_embed_model,
         )  # fmt: skip
 
     def with_options(self, **overrides: Any) -> TheoremRetriever:
@@ -216,6 +228,9 @@ class TheoremRetriever(BaseRetriever):
         if unknown:
             raise InputError(f"unknown retriever option(s) {', '.join(unknown)}; known: {', '.join(self.options())}")
         space = overrides.pop("space", self.space)
+        if space != self.space and "query_space" not in overrides:
+            # the query space stands in for this retriever's space only
+            overrides.update(query_space=None, query_embed_model=None)
         base = {"callback_manager": self.callback_manager, "verbose": self._verbose}
         return TheoremRetriever(self.store, self.embed_model, space, **{**base, **self.options(), **overrides})
 
@@ -283,13 +298,22 @@ class TheoremRetriever(BaseRetriever):
         stored = getattr(self.store, "premise_head", lambda: None)()
         return PremiseHead.from_dict(stored) if stored else None
 
-    def _embed(self, text: str) -> list[float]:
-        """The query's vector; in premises mode a premise query's (a plain query's for an embed model without)."""
+    def dense_space(self, text: str) -> tuple[str, Any]:
+        """The space a search for ``text`` compares the query with, and the embed model that made it: the query
+        space for a query in words when this retriever has one, else its own space."""
+        if self.query_space and not self.premises and not self.extra_spaces and not is_statement_query(text):
+            return self.query_space, self.query_embed_model
+        return self.space, self.embed_model
+
+    def _embed(self, text: str, model: Any = None) -> list[float]:
+        """The query's vector by ``model`` (the retriever's embed model by default); in premises mode a premise
+        query's (a plain query's for an embed model without)."""
+        model = self.embed_model if model is None else model
         if self.premises:
-            embed = getattr(self.embed_model, "get_premise_embedding", None)
+            embed = getattr(model, "get_premise_embedding", None)
             if embed is not None:
                 return embed(text)
-        return self.embed_model.get_query_embedding(text)
+        return model.get_query_embedding(text)
 
     def _rerank(self, text: str, hits: list[Hit]) -> list[Hit]:
         nodes = [hit_to_node(h) for h in hits]
@@ -310,8 +334,9 @@ class TheoremRetriever(BaseRetriever):
     def _search(self, text: str, embedding: list[float] | None, k: int, filters: Filters) -> list[Hit]:
         understanding = self.understand and not self.premises
         plan = understand(text) if understanding else QueryPlan(original=text, text=text)
-        if plan.text != text:
-            embedding = None  # the text searched is not the one the caller embedded
+        space, model = self.dense_space(text)
+        if plan.text != text or space != self.space:
+            embedding = None  # the text searched is not the one the caller embedded, or not with this space's model
         fusing = self.hybrid or bool(self.extra_spaces) or bool(plan.variants)
         depth = max(k, self.depth) if fusing else k
         rankings: list[list[Hit]] = []
@@ -334,13 +359,13 @@ class TheoremRetriever(BaseRetriever):
         try:
             while i < len(texts):
                 query = texts[i]
-                vec = embedding if i == 0 and embedding is not None else self._embed(query)
-                for space in (self.space, *self.extra_spaces):
+                vec = embedding if i == 0 and embedding is not None else self._embed(query, model)
+                for searched in (space, *self.extra_spaces):
                     ranking = self.store.search_dense(
-                        space, vec, k=depth, pool=max(self.pool_for(space), depth), filters=filters,
+                        searched, vec, k=depth, pool=max(self.pool_for(searched), depth), filters=filters,
                         ef_search=self.ef_search, iterative_scan=self.iterative_scan,
                     )  # fmt: skip
-                    if space == self.space:
+                    if searched == space:
                         for h in ranking:
                             cosine[h.theorem_id] = max(cosine.get(h.theorem_id, -1.0), h.score)
                     rankings.append(ranking)

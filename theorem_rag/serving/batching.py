@@ -33,20 +33,22 @@ import numpy as np
 
 from theorem_rag.errors import InputError
 
-_provided: contextvars.ContextVar[Mapping[str, np.ndarray] | None] = contextvars.ContextVar(
+_provided: contextvars.ContextVar[tuple[Any, Mapping[str, np.ndarray]] | None] = contextvars.ContextVar(
     "theorem_rag_provided_vectors", default=None
 )
 
 
 @contextmanager
-def provided(vectors: Mapping[str, np.ndarray]) -> Iterator[None]:
-    """Inside the block, a :class:`QueryBatcher` answers these texts (query text -> vector) without the model.
+def provided(vectors: Mapping[str, np.ndarray], by: QueryBatcher | None = None) -> Iterator[None]:
+    """Inside the block, a :class:`QueryBatcher` answers these texts (query text -> vector) without the model:
+    only the batcher ``by`` when given (the vectors are its model's; a search with two models must not take one
+    model's vector for the other's), else any.
 
     >>> with provided({"x": np.ones(2, dtype=np.float32)}):
-    ...     _provided.get()["x"].tolist()
+    ...     _provided.get()[1]["x"].tolist()
     [1.0, 1.0]
     """
-    token = _provided.set(vectors)
+    token = _provided.set((by, vectors))
     try:
         yield
     finally:
@@ -108,8 +110,8 @@ class QueryBatcher:
             return self.embedder.embed_queries(texts, progress=progress)
         text = texts[0]
         given = _provided.get()
-        if given is not None and isinstance(text, str) and text in given:
-            return np.asarray(given[text])[None, :]
+        if given is not None and given[0] in (None, self) and isinstance(text, str) and text in given[1]:
+            return np.asarray(given[1][text])[None, :]
         hit = self._cached(text)
         if hit is not None:
             return hit[None, :]
@@ -220,4 +222,9 @@ def with_query_batching(search: Any, max_batch: int = 32, cache_size: int = 1024
     if not isinstance(search.embedder, QueryBatcher):
         search.embedder = QueryBatcher(search.embedder, max_batch=max_batch, cache_size=cache_size)
         search.retriever.embed_model = SentenceTransformerEmbedding(search.embedder)
+    query_embedder = getattr(search, "query_embedder", None)
+    if query_embedder is not None and not isinstance(query_embedder, QueryBatcher):
+        # the query model's (queries in words): batched and cached on its own
+        search.query_embedder = QueryBatcher(query_embedder, max_batch=max_batch, cache_size=cache_size)
+        search.retriever.query_embed_model = SentenceTransformerEmbedding(search.query_embedder)
     return search

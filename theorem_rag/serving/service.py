@@ -107,7 +107,7 @@ class SearchService:
 
         return await self.call(page)
 
-    def _in_thread(self, fn: Callable[..., Any], vectors: dict[str, Any]) -> Callable[..., Any]:
+    def _in_thread(self, fn: Callable[..., Any], vectors: tuple[Any, dict[str, Any]]) -> Callable[..., Any]:
         """``fn`` as the worker thread runs it: with the query vectors at hand, and on one pinned database
         connection for all its queries (one pool checkout per request)."""
         store = getattr(self.search, "store", None)
@@ -115,20 +115,25 @@ class SearchService:
 
         @functools.wraps(fn)
         def call(*args: Any, **kwargs: Any) -> Any:
-            with provided(vectors), (pinned() if pinned is not None else contextlib.nullcontext()):
+            with provided(vectors[1], by=vectors[0]), (pinned() if pinned is not None else contextlib.nullcontext()):
                 return fn(*args, **kwargs)
 
         return call
 
-    async def _embed(self, query: str | None) -> dict[str, Any]:
+    async def _embed(self, query: str | None) -> tuple[Any, dict[str, Any]]:
+        """The batcher the search will embed ``query`` with, and the query's vector by it (none: no batcher)."""
         batcher = self.batcher
         if query is None or batcher is None:
-            return {}
+            return None, {}
         try:
             # The text the retriever embeds: the validated query. A query it rejects is left to the search
             # itself, which raises the error the caller should see.
             limit = getattr(getattr(self.search, "retriever", None), "max_query_chars", None) or 20_000
             text = validate_query(query, limit)
         except InputError:
-            return {}
-        return {text: await batcher.aembed(text)}
+            return None, {}
+        # A search with a query space embeds a query in words with the query model's batcher.
+        chosen = getattr(self.search, "query_embedder_for", lambda _: batcher)(text)
+        if not isinstance(chosen, QueryBatcher):
+            return None, {}
+        return chosen, {text: await chosen.aembed(text)}
