@@ -139,7 +139,9 @@ class TheoremSearch:
             raise InputError(f"unknown search option(s) {', '.join(unknown)}; known: {', '.join(self._options)}")
         if overrides.get("space", self.space) != self.space and "query_space" not in overrides:
             overrides.update(query_space=None, query_embedder=None)  # it stands in for this search's space only
-        return TheoremSearch(self.store, self.embedder, **{**self._options, **overrides})
+        # the embedders as they are now (a server wraps them in batchers after construction)
+        current = {"query_embedder": self.query_embedder}
+        return TheoremSearch(self.store, self.embedder, **{**self._options, **current, **overrides})
 
     def _check_k(self, k: int | None) -> int:
         k = self.k if k is None else k

@@ -151,6 +151,7 @@ def test_the_server_embeds_each_query_with_the_model_it_is_compared_with(pg_dsn,
     anyio.run(lambda: service.search_assessed(STATEMENT, 5))
     assert (search.query_embedder.calls, search.embedder.calls) == (1, 1)
     assert search.query_embedder.cache_hits >= 1 and search.embedder.cache_hits >= 1
+    assert search.with_options(k=3).query_embedder is search.query_embedder  # a derived search keeps the batcher
     search.close()
 
 
