@@ -81,24 +81,25 @@ class TheoremSearch:
         self.store, self.embedder, self.space = store, embedder, space
         if query_space is not None and query_embedder is None:
             raise InputError(f"query_space {query_space!r} needs the query_embedder whose model made it")
-        self.query_space = query_space if query_space != space else None
-        self.query_embedder = query_embedder if self.query_space else None
         self.k, self.max_k, self.reranker = k, max_k, reranker
-        self._options = dict(space=space, k=k, max_k=max_k, pool=pool, ef_search=ef_search,
-                             iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, reranker=reranker,
-                             max_query_chars=max_query_chars, extra_spaces=tuple(extra_spaces),
-                             understand=understand, parallel_text=parallel_text,
-                             premise_head=premise_head, query_space=self.query_space,
-                             query_embedder=self.query_embedder)  # fmt: skip
         self._built: set[str] = set()
         self.retriever = TheoremRetriever(
             store, SentenceTransformerEmbedding(embedder), space, k=k, pool=pool if pool is None else max(pool, max_k),
             ef_search=ef_search,
             iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, max_query_chars=max_query_chars,
             extra_spaces=extra_spaces, reranker=reranker, rerank_depth=max_k, understand=understand,
-            parallel_text=parallel_text, premise_head=premise_head, query_space=self.query_space,
-            query_embed_model=SentenceTransformerEmbedding(self.query_embedder) if self.query_embedder else None,
+            parallel_text=parallel_text, premise_head=premise_head, query_space=query_space,
+            query_embed_model=SentenceTransformerEmbedding(query_embedder) if query_embedder is not None else None,
         )  # fmt: skip
+        # the retriever decides whether the query space is one (not this search's own space)
+        self.query_space = self.retriever.query_space
+        self.query_embedder = query_embedder if self.query_space else None
+        self._options = dict(space=space, k=k, max_k=max_k, pool=pool, ef_search=ef_search,
+                             iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, reranker=reranker,
+                             max_query_chars=max_query_chars, extra_spaces=tuple(extra_spaces),
+                             understand=understand, parallel_text=parallel_text,
+                             premise_head=premise_head, query_space=self.query_space,
+                             query_embedder=self.query_embedder)  # fmt: skip
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, **overrides: Any) -> TheoremSearch:
@@ -137,8 +138,10 @@ class TheoremSearch:
         unknown = sorted(set(overrides) - set(self._options))
         if unknown:
             raise InputError(f"unknown search option(s) {', '.join(unknown)}; known: {', '.join(self._options)}")
-        if overrides.get("space", self.space) != self.space and "query_space" not in overrides:
-            overrides.update(query_space=None, query_embedder=None)  # it stands in for this search's space only
+        from theorem_rag.retrieval.retriever import drops_query_space
+
+        if drops_query_space(self.space, overrides):
+            overrides.update(query_space=None, query_embedder=None)
         # the embedders as they are now (a server wraps them in batchers after construction)
         current = {"query_embedder": self.query_embedder}
         return TheoremSearch(self.store, self.embedder, **{**self._options, **current, **overrides})

@@ -22,7 +22,7 @@ from typing import Any
 
 try:
     from llama_index.core.base.base_retriever import BaseRetriever
-    from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+    from llama_index.core.schema import NodeWithScore, QueryBundle
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('TheoremRetriever needs LlamaIndex: pip install "theorem-rag[index]"') from err
 
@@ -32,12 +32,12 @@ from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
 from theorem_rag.query import is_short_query, is_statement_query, validate_query
 from theorem_rag.query_understanding import QueryPlan, understand
-from theorem_rag.query_understanding.confidence import hit_confidence
 from theorem_rag.query_understanding.names import (
     devoted, is_name_query, name_class, name_words, prefer_statements, results_first,
 )  # fmt: skip
 from theorem_rag.records import Hit, PaperHit
 from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
+from theorem_rag.retrieval.hits import hit_to_node, with_confidence, without_statement
 from theorem_rag.retrieval.premise_head import TEXT_DEPTH, PremiseHead, rerank
 from theorem_rag.retrieval.routing import PROMOTED, Routing, did_you_mean, route
 
@@ -79,55 +79,14 @@ def _in_background(fn: Any, *args: Any, **kwargs: Any) -> Future:
     return _text_pool.submit(contextvars.copy_context().run, fn, *args, **kwargs)
 
 
-def _with_confidence(hits: list[Hit], cosine: dict[str, float], lexical_top: set[str], named: set[str],
-                     unknown: float = 0.0) -> list[Hit]:  # fmt: skip
-    """The hits with their evidence and calibrated confidence (a hit outside the dense ranking gets its lowest
-    cosine; ``unknown`` is the share of the query's words no statement contains)."""
-    floor = min(cosine.values(), default=0.0)
-    out = []
-    for h in hits:
-        cos, is_named = cosine.get(h.theorem_id, floor), h.theorem_id in named
-        conf = hit_confidence(cos, h.theorem_id in lexical_top, is_named, unknown=unknown)
-        out.append(replace(h, cosine=round(cos, 6), named=is_named, unknown=round(unknown, 4), confidence=conf))
-    return out
+def drops_query_space(space: str, overrides: Mapping[str, Any]) -> bool:
+    """Whether a search over ``space`` derived with ``overrides`` drops its query space: a query space stands in for
+    its search's own space only, so a search over another space has none unless the overrides name one.
 
-
-def hit_to_node(hit: Hit) -> NodeWithScore:
-    """A ``NodeWithScore`` whose ``TextNode`` carries the statement and the theorem's metadata."""
-    t = hit.theorem
-    if t is None:
-        raise ValueError(f"hit {hit.theorem_id!r} has no theorem record; hydrate it first")
-    metadata = {
-        "id": t.id, "statement": t.text, "slogan": hit.slogan or "", "kind": t.kind, "number": t.number or "",
-        "name": t.name or "", "source": t.source, "doc_id": t.doc_id, "url": t.url or "",
-        "dense_rank": hit.dense_rank, "lexical_rank": hit.lexical_rank, "confidence": hit.confidence,
-    }  # fmt: skip
-    text = f"{hit.slogan}\n\n{t.text}" if hit.slogan else t.text
-    node = TextNode(id_=t.id, text=text, metadata=metadata, excluded_embed_metadata_keys=list(metadata))
-    return NodeWithScore(node=node, score=hit.score)
-
-
-def _same_text(a: str, b: str) -> bool:
-    return " ".join(a.split()) == " ".join(b.split())
-
-
-def without_statement(hits: list[Hit], text: str, exclude: frozenset[str]) -> list[Hit]:
-    """The hits but the statement a premise query is: ids in ``exclude`` and statements whose text (as written or
-    macro-expanded, whitespace aside) is the query; ranks renumbered from 1.
-
-    >>> from theorem_rag.records import Theorem
-    >>> t = lambda i, body: Theorem(id=i, source="s", kind="lemma", doc_id="d", body_latex=body)
-    >>> hits = [Hit("a", 0.9, rank=1, theorem=t("a", "$x = y$")), Hit("b", 0.8, rank=2, theorem=t("b", "$y$")),
-    ...         Hit("c", 0.7, rank=3, theorem=t("c", "$z$"))]
-    >>> [(h.theorem_id, h.rank) for h in without_statement(hits, " $x  =  y$ ", frozenset({"c"}))]
-    [('b', 1)]
+    >>> drops_query_space("minilm_slogan", {"space": "minilm_latex"}), drops_query_space("minilm_slogan", {"k": 5})
+    (True, False)
     """
-    kept = [
-        h for h in hits
-        if h.theorem_id not in exclude
-        and not (h.theorem is not None and (_same_text(h.theorem.body_latex, text) or _same_text(h.theorem.text, text)))
-    ]  # fmt: skip
-    return [replace(h, rank=i) for i, h in enumerate(kept, 1)]
+    return overrides.get("space", space) != space and "query_space" not in overrides
 
 
 class TheoremRetriever(BaseRetriever):
@@ -227,10 +186,9 @@ class TheoremRetriever(BaseRetriever):
         unknown = sorted(set(overrides) - set(self.options()) - {"space", *_BASE_OPTIONS})
         if unknown:
             raise InputError(f"unknown retriever option(s) {', '.join(unknown)}; known: {', '.join(self.options())}")
-        space = overrides.pop("space", self.space)
-        if space != self.space and "query_space" not in overrides:
-            # the query space stands in for this retriever's space only
+        if drops_query_space(self.space, overrides):
             overrides.update(query_space=None, query_embed_model=None)
+        space = overrides.pop("space", self.space)
         base = {"callback_manager": self.callback_manager, "verbose": self._verbose}
         return TheoremRetriever(self.store, self.embed_model, space, **{**base, **self.options(), **overrides})
 
@@ -402,7 +360,7 @@ class TheoremRetriever(BaseRetriever):
             self.store.unknown_share(texts))  # fmt: skip
         if not fusing:
             hits = self.store.hydrate(rankings[0][:k])
-            return _with_confidence(hits, cosine, set(), set(), unknown)
+            return with_confidence(hits, cosine, set(), set(), unknown)
         fused = reciprocal_rank_fusion([[h.theorem_id for h in r] for r in rankings], k=self.rrf_k, weights=weights)
         # A statement named exactly as the query (its name or a recorded alias) is a look-up: it goes first; so do
         # the statements query understanding routes to (the paper asked for, the definition asked for).
@@ -453,7 +411,7 @@ class TheoremRetriever(BaseRetriever):
                     is_alias=lambda h: h.theorem_id in exact and name_words(name_of(h)[0] or "") != name_words(name),
                 )  # fmt: skip
                 hits = [replace(h, rank=i) for i, h in enumerate([*head, *hits[NAME_DEPTH:]][:k], 1)]
-        return _with_confidence(hits, cosine, lexical_top, front_set, unknown)
+        return with_confidence(hits, cosine, lexical_top, front_set, unknown)
 
     def _devoted(self, hits: Sequence[Hit]) -> Any:
         """Whether a hit is the entry devoted to its result (:func:`devoted`), for these hits: their documents'

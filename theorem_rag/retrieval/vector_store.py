@@ -32,7 +32,7 @@ from theorem_rag.embed import embed_hash
 from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
 from theorem_rag.records import Theorem
-from theorem_rag.retrieval.retriever import hit_to_node
+from theorem_rag.retrieval.hits import hit_to_node
 
 _LIST_KEYS = {"source": "source", "kind": "kind", "doc_id": "doc_id", "paper": "doc_id"}
 

@@ -1,0 +1,66 @@
+"""What a ranking becomes once ranked: hits with their evidence and confidence, hits without the statement a premise
+query is, and hits as LlamaIndex nodes (:class:`~theorem_rag.retrieval.retriever.TheoremRetriever` and the vector
+store adapter both hand nodes out)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+try:
+    from llama_index.core.schema import NodeWithScore, TextNode
+except ImportError as err:  # pragma: no cover - depends on the environment
+    raise ImportError('theorem_rag.retrieval needs LlamaIndex: pip install "theorem-rag[index]"') from err
+
+from theorem_rag.query_understanding.confidence import hit_confidence
+from theorem_rag.records import Hit
+
+
+def with_confidence(hits: list[Hit], cosine: dict[str, float], lexical_top: set[str], named: set[str],
+                     unknown: float = 0.0) -> list[Hit]:  # fmt: skip
+    """The hits with their evidence and calibrated confidence (a hit outside the dense ranking gets its lowest
+    cosine; ``unknown`` is the share of the query's words no statement contains)."""
+    floor = min(cosine.values(), default=0.0)
+    out = []
+    for h in hits:
+        cos, is_named = cosine.get(h.theorem_id, floor), h.theorem_id in named
+        conf = hit_confidence(cos, h.theorem_id in lexical_top, is_named, unknown=unknown)
+        out.append(replace(h, cosine=round(cos, 6), named=is_named, unknown=round(unknown, 4), confidence=conf))
+    return out
+
+
+def hit_to_node(hit: Hit) -> NodeWithScore:
+    """A ``NodeWithScore`` whose ``TextNode`` carries the statement and the theorem's metadata."""
+    t = hit.theorem
+    if t is None:
+        raise ValueError(f"hit {hit.theorem_id!r} has no theorem record; hydrate it first")
+    metadata = {
+        "id": t.id, "statement": t.text, "slogan": hit.slogan or "", "kind": t.kind, "number": t.number or "",
+        "name": t.name or "", "source": t.source, "doc_id": t.doc_id, "url": t.url or "",
+        "dense_rank": hit.dense_rank, "lexical_rank": hit.lexical_rank, "confidence": hit.confidence,
+    }  # fmt: skip
+    text = f"{hit.slogan}\n\n{t.text}" if hit.slogan else t.text
+    node = TextNode(id_=t.id, text=text, metadata=metadata, excluded_embed_metadata_keys=list(metadata))
+    return NodeWithScore(node=node, score=hit.score)
+
+
+def _same_text(a: str, b: str) -> bool:
+    return " ".join(a.split()) == " ".join(b.split())
+
+
+def without_statement(hits: list[Hit], text: str, exclude: frozenset[str]) -> list[Hit]:
+    """The hits but the statement a premise query is: ids in ``exclude`` and statements whose text (as written or
+    macro-expanded, whitespace aside) is the query; ranks renumbered from 1.
+
+    >>> from theorem_rag.records import Theorem
+    >>> t = lambda i, body: Theorem(id=i, source="s", kind="lemma", doc_id="d", body_latex=body)
+    >>> hits = [Hit("a", 0.9, rank=1, theorem=t("a", "$x = y$")), Hit("b", 0.8, rank=2, theorem=t("b", "$y$")),
+    ...         Hit("c", 0.7, rank=3, theorem=t("c", "$z$"))]
+    >>> [(h.theorem_id, h.rank) for h in without_statement(hits, " $x  =  y$ ", frozenset({"c"}))]
+    [('b', 1)]
+    """
+    kept = [
+        h for h in hits
+        if h.theorem_id not in exclude
+        and not (h.theorem is not None and (_same_text(h.theorem.body_latex, text) or _same_text(h.theorem.text, text)))
+    ]  # fmt: skip
+    return [replace(h, rank=i) for i, h in enumerate(kept, 1)]
