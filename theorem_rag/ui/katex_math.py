@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from theorem_rag.ui.diagrams import _group
 from theorem_rag.ui.katex_commands import KATEX_COMMANDS
 
 # Layout and spacing, in text or in a formula: dropped without a trace, they carry no content.
@@ -95,8 +96,6 @@ def rules(tex: str) -> str:
     >>> print(rules(r"\infer[(\to E)]{B}{A & \infer*{C}{[A]}}"))
     \dfrac{\,A \quad \begin{matrix}[A]\\ \vdots\\ C\end{matrix}\,}{\,B\,}\;{\scriptstyle (\to E)}
     """
-    from theorem_rag.ui.diagrams import _group
-
     out, i = [], 0
     for m in _RULE.finditer(tex):
         if m.start() < i:
@@ -136,8 +135,6 @@ def matrices(tex: str, dropped: list[str] | None) -> str:
     >>> print(matrices(r"A = \vmat{a & b} + \spmatrix{1 & 0}", None))
     A = \begin{vmatrix}a & b\end{vmatrix} + \left(\begin{smallmatrix}1 & 0\end{smallmatrix}\right)
     """
-    from theorem_rag.ui.diagrams import _group
-
     out, i = [], 0
     for m in _MATRIX_MACRO.finditer(tex):
         g = _group(tex, m.end()) if m.start() >= i else None
@@ -160,8 +157,6 @@ def array_specs(tex: str) -> str:
     >>> print(array_specs(r"\begin{array}{c@{~\vline~}c@{}l} a \end{array}"))
     \begin{array}{c|cl} a \end{array}
     """
-    from theorem_rag.ui.diagrams import _group
-
     out, i = [], 0
     for m in _ARRAY_SPEC.finditer(tex):
         g = _group(tex, m.end())

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from theorem_rag.ui.diagrams import diagram_tex
+from theorem_rag.ui.diagrams import _group, diagram_tex
 from theorem_rag.ui.katex_math import BIG_BRACED, LAYOUT, array_specs, inner_dollars, known_to_katex, matrices, rules
 
 _DISPLAY_ENVS = {
@@ -146,8 +146,6 @@ def _diagram_link(source_url: str | None) -> str:
 
 def _diagrams_to_arrays(tex: str) -> str | None:
     """Every ``\\xymatrix`` / ``tikzcd`` in ``tex`` as a KaTeX array, or None when one cannot be drawn."""
-    from theorem_rag.ui.diagrams import _group
-
     out, i = [], 0
     for m in _DIAGRAM_START.finditer(tex):
         if m.start() < i:
