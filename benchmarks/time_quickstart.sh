@@ -30,7 +30,7 @@ stage() {
 stage parse "$PY" "${CLI[@]}" corpus parse "$CORPORA"/{stacks,planetmath,openlogic,napkin,hott,lebl-ra,papers} \
   --out "$OUT/records" --quiet ${PARSE_ARGS:-}
 stage build "$PY" "${CLI[@]}" index build --records "$OUT/records"
-stage query_space "$PY" "${CLI[@]}" index build --records "$OUT/records" --embed-model math-minilm-v2
+stage query_space "$PY" "${CLI[@]}" index build --records "$OUT/records" --embed-model math-minilm-v4
 stage head "$PY" "${CLI[@]}" model premise-head --eval-dir "${THEOREM_RAG_EVAL_DIR:-../shared/eval}"
 stage search "$PY" "${CLI[@]}" search "a local ring has a unique maximal ideal" -k 5
 for name in parse build query_space head search; do

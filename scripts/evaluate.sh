@@ -8,7 +8,7 @@ E="${THEOREM_RAG_EVAL:-../shared/eval}"
 export HF_HUB_OFFLINE=1 LITELLM_LOCAL_MODEL_COST_MAP=True TOKENIZERS_PARALLELISM=false OMP_WAIT_POLICY=PASSIVE
 trag=.venv/bin/theorem-rag
 $trag index build --records data/records
-$trag index build --records data/records --embed-model math-minilm-v2   # queries in words (the hybrid rows)
+$trag index build --records data/records --embed-model math-minilm-v4   # queries in words (the hybrid rows)
 $trag index build --records data/records --embed-field latex
 $trag eval --records data/records --limit "${LIMIT:-400}" --out benchmarks/results/eval --embedding-map 1500 \
     --queries "$E/stacks_slogans_dev.jsonl" --queries "$E/planetmath_synonyms.jsonl" \

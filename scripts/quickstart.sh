@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job on the embedded defaults: install, parse the shared corpora into theorem records, write offline
-# slogans, embed them with the bundled MiniLM model and with math-minilm-v2 into the embedded PostgreSQL + pgvector,
+# slogans, embed them with the bundled MiniLM model and with math-minilm-v4 into the embedded PostgreSQL + pgvector,
 # and search.
 # Reruns are incremental: unchanged statements are neither re-sloganized nor re-embedded.
 set -euo pipefail
@@ -12,9 +12,9 @@ bash scripts/setup.sh
 trag=.venv/bin/theorem-rag
 $trag corpus parse "$CORPORA"/{stacks,planetmath,openlogic,napkin,hott,lebl-ra,papers} --out data/records
 $trag index build --records data/records
-# The space of math-minilm-v2 (MiniLM adapted to mathematics on these corpora, shipped in packages/): queries in
+# The space of math-minilm-v4 (MiniLM adapted to mathematics on these corpora, shipped in packages/): queries in
 # words search it; statement-shaped queries and premise search stay with the base model's space above.
-$trag index build --records data/records --embed-model math-minilm-v2
+$trag index build --records data/records --embed-model math-minilm-v4
 # The premise head learns from the proof graph what proofs cite; the proofs of evaluation queries stay unread.
 if [ -d "$EVAL" ]; then $trag model premise-head --eval-dir "$EVAL"; else $trag model premise-head --no-eval-exclusion; fi
 $trag search "a local ring has a unique maximal ideal" -k 5

@@ -9,5 +9,5 @@ export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q torch==2.13.0
 .venv/bin/python -m pip install -q -e ".[dev]"
-# math-minilm-v2, the embedder of queries in words, ships in the repository as its own package (fp16 weights, 45 MB)
+# math-minilm-v4, the embedder of queries in words, ships in the repository as its own package (fp16 weights, 45 MB)
 .venv/bin/python -m pip install -q ./packages/theorem-rag-math-minilm

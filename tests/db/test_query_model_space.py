@@ -1,4 +1,4 @@
-"""The query model's space: a query in words is embedded by math-minilm-v2 and compared with its space only; a
+"""The query model's space: a query in words is embedded by math-minilm-v4 and compared with its space only; a
 statement-shaped query and premise search stay with the base model; the server embeds each query with the model
 the search will compare it with. Real models, a real PostgreSQL, 51 real statements (tests/fixtures/integrations)."""
 
@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.db, pytest.mark.models]
 WORDS = "Nakayama lemma for finite modules"
 STATEMENT = (r"Let $R$ be a ring, $I$ an ideal contained in the Jacobson radical of $R$ and $M$ a finite $R$-module. "
              r"If $IM = M$ then $M = 0$.")
-BASE_SPACE, QUERY_SPACE = "minilm_l6_v2_slogan", "math_minilm_v2_slogan"
+BASE_SPACE, QUERY_SPACE = "minilm_l6_v2_slogan", "math_minilm_v4_slogan"
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +131,7 @@ def test_an_incomplete_query_space_is_not_searched(pg_dsn, embedders, tmp_path, 
     search = _search(pg_dsn, table, tmp_path)
     assert search.query_space is None
     search.close()
-    assert "has 10 of the 51 vectors" in caplog.text and "--embed-model math-minilm-v2" in caplog.text
+    assert "has 10 of the 51 vectors" in caplog.text and "--embed-model math-minilm-v4" in caplog.text
 
 
 def test_the_server_embeds_each_query_with_the_model_it_is_compared_with(pg_dsn, two_spaces, tmp_path):

