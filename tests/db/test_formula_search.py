@@ -74,11 +74,11 @@ def test_copy_path_writes_keys_too(store):
 
 
 def test_formula_look_up_uses_the_index(store):
-    from theorem_rag.db import sqltext
+    from theorem_rag.db import text_sql
 
     store.upsert_theorems(FORMULAS)
     keys = list(understand("a^(p-1) = 1 mod p").formula_keys)
-    query, params = sqltext.formula_search(store.names, keys, [1.0] * len(keys), Filters(), 5)
+    query, params = text_sql.formula_search(store.names, keys, [1.0] * len(keys), Filters(), 5)
     with store.connection() as conn:
         # The table is tiny: ask whether the GIN index can serve the join, one bitmap look-up per key.
         conn.execute("SET enable_seqscan = off")

@@ -74,19 +74,19 @@ def test_names_and_space_validation():
 
 
 def test_sql_text_binds_values():
-    from theorem_rag.db import sqltext
+    from theorem_rag.db import sqltext, text_sql
 
     evil = "'; DROP TABLE theorems; --"
     q, params = sqltext.dense_search(Names(), "s", 4, False, [1, 0, 0, 0], Filters(source=(evil,)), 5, 50)
     text = q.as_string(None)
     assert evil not in text and [evil] in params
-    q, params = sqltext.text_search(Names(), evil, Filters(kind=(evil,), year_min=1990), 5)
+    q, params = text_sql.text_search(Names(), evil, Filters(kind=(evil,), year_min=1990), 5)
     assert "DROP" not in q.as_string(None)
-    assert sqltext.tsquery_text(evil) == "drop:* & table:* & theorems:*"
-    assert sqltext.tsquery_text("a|b & !c") == "a:* & b:* & c:*"
-    assert sqltext.tsquery_text("$$") == ""
-    assert sqltext.tsquery_text("Zorn's lemma") == "zorn:* & lemma:*"
-    assert sqltext.tsquery_text("p") == "p:*"
+    assert text_sql.tsquery_text(evil) == "drop:* & table:* & theorems:*"
+    assert text_sql.tsquery_text("a|b & !c") == "a:* & b:* & c:*"
+    assert text_sql.tsquery_text("$$") == ""
+    assert text_sql.tsquery_text("Zorn's lemma") == "zorn:* & lemma:*"
+    assert text_sql.tsquery_text("p") == "p:*"
 
 
 def test_space_name():
