@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import psycopg
 
 from theorem_rag.records import Document, Theorem
 
@@ -86,3 +87,97 @@ def load(store, space: str = "toy") -> None:
     store.vector_space(space, DIM)
     store.write_vectors(space, [t.id for t in THEOREMS], theorem_vectors())
     store.build_index(space)
+
+
+# -- counters and rows read (tests/db/test_counters.py, tests/db/test_bounded_work.py) ----------------------------
+
+
+def recomputed_counts(store) -> tuple[dict, dict]:
+    """The lexicon and counts recomputed from the tables (what the triggers must agree with)."""
+    n = store.names
+    with store.connection() as conn:
+        lexicon = dict(conn.execute(f"SELECT word, ndoc FROM ts_stat('SELECT tsv FROM {n.text}')").fetchall())
+        counts = {f"source:{s}": c for s, c in conn.execute(f"SELECT source, count(*) FROM {n.theorems} GROUP BY 1")}
+        counts["theorems"] = conn.execute(f"SELECT count(*) FROM {n.theorems}").fetchone()[0]
+        counts["documents"] = conn.execute(f"SELECT count(*) FROM {n.documents}").fetchone()[0]
+        for (space,) in conn.execute(f"SELECT name FROM {n.spaces}").fetchall():
+            counts[f"vectors:{space}"] = conn.execute(f"SELECT count(*) FROM {n.vectors(space)}").fetchone()[0]
+    return lexicon, {k: v for k, v in counts.items() if v}
+
+
+def maintained_counts(store) -> tuple[dict, dict]:
+    n = store.names
+    with store.connection() as conn:
+        lexicon = dict(conn.execute(f"SELECT lexeme, ndoc FROM {n.lexicon}").fetchall())
+        counts = dict(conn.execute(f"SELECT key, n FROM {n.counts}").fetchall())
+    return lexicon, counts
+
+
+def text_rows_kept_and_fresh(store) -> tuple[list, list]:
+    """The text table's rows, and what they must be: computed afresh from the statements table."""
+    from theorem_rag.db import counters
+
+    n = store.names
+    with store.connection() as conn:
+        kept = conn.execute(f"SELECT * FROM {n.text} ORDER BY id").fetchall()
+        fresh = conn.execute(counters.text_rows(n.theorems) + psycopg.sql.SQL(" ORDER BY id")).fetchall()
+    return kept, fresh
+
+
+def check_counters(store) -> None:
+    lexicon, counts = maintained_counts(store)
+    true_lexicon, true_counts = recomputed_counts(store)
+    assert lexicon == true_lexicon
+    assert counts == true_counts
+    kept, fresh = text_rows_kept_and_fresh(store)
+    assert kept == fresh
+
+
+def rows_read(store, tables: list[str]) -> int:
+    """Rows PostgreSQL read from ``tables`` (sequential scans plus index fetches) up to now."""
+    with store.connection() as conn:
+        conn.execute("SELECT pg_stat_force_next_flush()")  # this backend's counters are flushed when it idles
+    with psycopg.connect(store.dsn, autocommit=True) as conn:
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        row = conn.execute(
+            "SELECT coalesce(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)), 0) "
+            "FROM pg_stat_user_tables WHERE relname = ANY(%s)",
+            [tables],
+        ).fetchone()
+    return int(row[0])
+
+
+def plan_rows(store, query, params, relation: str) -> int:
+    """Rows the executed plan read from ``relation``: actual rows times loops of every scan node on it."""
+    import json
+
+    with store.connection() as conn:
+        text = query.as_string(conn)
+        plan = conn.execute(psycopg.sql.SQL("EXPLAIN (ANALYZE, FORMAT JSON) ") + psycopg.sql.SQL(text), params).fetchone()[0]
+    plan = plan if isinstance(plan, list) else json.loads(plan)
+
+    return int(sum(n["Actual Rows"] * n["Actual Loops"] for n in plan_nodes(plan) if n.get("Relation Name") == relation))
+
+
+REFERENCE_LONG_QUERY = """
+WITH terms AS (
+    SELECT l.lexeme, ln(1 + ((SELECT count(*) FROM {t}) - l.ndoc + 0.5) / (l.ndoc + 0.5)) AS idf, to_tsquery('simple', l.lexeme) AS q
+    FROM (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', %(q)s))) AS lexeme) AS u JOIN {lx} AS l USING (lexeme)
+    WHERE l.lexeme ~ '^[a-z0-9]+$' AND l.ndoc <= 0.2 * (SELECT count(*) FROM {t}) ORDER BY l.ndoc, l.lexeme LIMIT 8),
+anyq AS (SELECT to_tsquery('simple', string_agg(lexeme, ' | ')) AS q FROM terms)
+SELECT t.id FROM {t} AS t, anyq WHERE t.tsv @@ anyq.q
+ORDER BY (SELECT coalesce(sum(idf), 0) FROM terms WHERE t.tsv @@ terms.q) / (SELECT sum(idf) FROM terms)
+         + 0.1 * ts_rank_cd(t.tsv, anyq.q, 1) + CASE WHEN lower(t.name) = lower(%(q)s) THEN 10 ELSE 0 END DESC, t.id
+LIMIT 30"""
+
+
+def long_statements(prefix: str, sizes: list[int], seed: int = 9) -> list[Theorem]:
+    """Statements of ``sizes`` distinct rare words each (about 12 bytes of full-text vector per word), with three to
+    five of the query words w010...w015 among them."""
+    rng = np.random.default_rng(seed)
+    return [
+        Theorem(id=f"s:{prefix}{i}", source="a", kind="lemma", doc_id="doc1", name=f"Long lemma {prefix} {i}",
+                body_latex=" ".join(f"x{j:05d}" for j in rng.choice(90_000, size=size, replace=False))
+                + " " + " ".join(rng.choice(["w010", "w011", "w012", "w013", "w014", "w015"], size=3 + i % 3)))
+        for i, size in enumerate(sizes)
+    ]  # fmt: skip

@@ -1,0 +1,277 @@
+"""Nothing O(N) per write, poll or query: over a few thousand synthetic statements, the rows each write, the health
+statistics and each kind of search read are counted by PostgreSQL's own statistics (pg_stat_user_tables) or by the
+executed plan (EXPLAIN ANALYZE), never timed; long full-text queries also rank like the unbounded formula."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from theorem_rag.db.store import TheoremStore
+from theorem_rag.records import Document, Theorem
+
+from db_helpers import REFERENCE_LONG_QUERY, check_counters, long_statements, plan_rows, rows_read
+
+pytestmark = pytest.mark.db
+
+N_SYNTHETIC = 3000
+WORDS = [f"w{i:03d}" for i in range(400)]
+
+
+def _synthetic(n: int) -> list[Theorem]:
+    rng = np.random.default_rng(3)
+    return [
+        Theorem(id=f"s:{i:05d}", source=("a", "b", "c")[i % 3], kind="lemma", doc_id=f"doc{i % 40}",
+                name=f"Lemma {i}", body_latex=" ".join(rng.choice(WORDS, size=30)) + f" r{i % 1000:04d}")
+        for i in range(n)
+    ]  # fmt: skip
+
+
+@pytest.fixture
+def big_store(pg_dsn, table_prefix):
+    """A store over a few thousand synthetic statements with vectors; one pooled connection, so the statistics
+    it leaves are those of one backend, flushed on demand."""
+    s = TheoremStore(pg_dsn, table=table_prefix, pool_size=1)
+    theorems = _synthetic(N_SYNTHETIC)
+    s.upsert_documents([Document(id=f"doc{j}", source="a") for j in range(40)])
+    s.upsert_theorems(theorems)
+    # MiniLM's width: the vector table has the size (pages per row) that makes the planner's choices realistic.
+    s.vector_space("v", 384)
+    rng = np.random.default_rng(4)
+    s.write_vectors("v", [t.id for t in theorems], rng.normal(size=(N_SYNTHETIC, 384)).astype(np.float32))
+    with s.connection() as conn:
+        conn.execute(f"ANALYZE {s.names.theorems}")
+        conn.execute(f"ANALYZE {s.names.vectors('v')}")
+    yield s
+    s.close()
+
+
+
+def test_writes_read_only_the_rows_they_write(big_store):
+    s = big_store
+    tables = [s.names.theorems, s.names.vectors("v")]
+    extra = [Theorem(id=f"e:{i}", source="e", kind="lemma", doc_id="doc1", body_latex=f"w001 w002 extra{i}") for i in range(5)]
+    steps = {
+        "insert": lambda: s.upsert_theorems(extra),
+        "update": lambda: s.upsert_theorems([replace(t, body_latex="w003 changed") for t in extra]),
+        "slogans": lambda: s.set_slogans({t.id: "A new slogan." for t in extra}),
+        "delete": lambda: s.delete_theorems([t.id for t in extra[:2]]),
+        "documents": lambda: s.upsert_documents([Document(id="doc1", source="a", year=2001)]),
+        "delete_document": lambda: s.delete_document("doc39"),
+        "count": lambda: s.count(),
+        "count_vectors": lambda: s.count_vectors("v"),
+    }
+    for name, step in steps.items():
+        before = rows_read(s, tables)
+        step()
+        read = rows_read(s, tables) - before
+        # doc1 and doc39 hold 75 statements each: a new year or a deletion reads those (and their vectors).
+        assert read <= (160 if name in ("documents", "delete_document") else 20), (name, read)
+    check_counters(s)
+
+
+def test_stats_for_health_read_no_statement_or_vector(big_store):
+    s = big_store
+    tables = [s.names.theorems, s.names.vectors("v")]
+    before = rows_read(s, tables)
+    stats = s.stats("v")
+    assert rows_read(s, tables) - before == 0
+    assert (stats["theorems"], stats["vectors"], stats["missing_vectors"]) == (N_SYNTHETIC, N_SYNTHETIC, 0)
+    assert stats["sources"] == {"a": 1000, "b": 1000, "c": 1000}
+
+
+
+@pytest.mark.parametrize(("query", "tsquery", "matches"), [
+    ("w001 w002", "w001 & w002", 18), ("r0007 r0008 alpha beta gamma delta epsilon", "r0007 | r0008", 6)])
+def test_full_text_queries_do_not_count_the_table(big_store, query, tsquery, matches):
+    from theorem_rag.filters import Filters
+
+    s = big_store
+    with s.connection() as conn:
+        q, params = s._text_query(conn, query, Filters(), 20)
+    read = plan_rows(s, q, params, s.names.text)
+    with s.connection() as conn:
+        sql_matches = conn.execute(f"SELECT count(*) FROM {s.names.text} WHERE tsv @@ to_tsquery('simple', %s)",
+                                   [tsquery]).fetchone()[0]  # fmt: skip
+    assert sql_matches == matches and len(s.search_text(query, k=100)) == min(100, matches)
+    # Only matching statements are read; a count(*) would read all 3,000.
+    assert read <= 20, read
+
+
+def test_a_long_query_reads_at_most_its_candidate_budget(big_store):
+    """Candidates come from the rarest terms whose frequencies fit the budget; the others only score them."""
+    from theorem_rag.db import text_sql
+    from theorem_rag.filters import Filters
+
+    s = big_store
+    query = "w010 w011 w012 w013 w014 w015"  # six common words, about 7% of the statements each
+    terms = _terms(s, query)
+    assert len(terms) == 6 and all(150 < t.ndoc < 300 for t in terms)
+    unbounded = plan_rows(s, *text_sql.text_search(s.names, query, Filters(), 20, terms=terms), s.names.text)
+    bounded_q = text_sql.text_search(s.names, query, Filters(), 20, terms=terms, budget=terms[0].ndoc)
+    bounded = plan_rows(s, *bounded_q, s.names.text)
+    # The candidates, then (by key) those ranked by ts_rank_cd, never more than the candidates.
+    assert unbounded > 900 and terms[0].ndoc <= bounded <= 2 * terms[0].ndoc
+    with s.connection() as conn:
+        rows = conn.execute(*bounded_q).fetchall()
+    # Every candidate holds the rarest word; the best of them hold more of the others too.
+    assert len(rows) == 20 and rows[0][2] > rows[-1][2]
+
+
+def _terms(s, query):
+    from theorem_rag.db import text_sql
+
+    with s.connection() as conn:
+        return [text_sql.QueryTerm(lx, int(n), idf, int(total))
+                for lx, n, idf, total in conn.execute(*text_sql.query_terms(s.names, query))]  # fmt: skip
+
+
+def test_when_the_rarest_term_passes_the_budget_candidates_need_two_terms(big_store):
+    """At a million statements even a query's rarest word can be in tens of thousands: then only statements with
+    two of the rarest words are read (the GIN index intersects them), not every statement with the rarest one."""
+    from theorem_rag.db import text_sql
+    from theorem_rag.filters import Filters
+
+    s = big_store
+    query = "w010 w011 w012 w013 w014 w015"
+    terms = _terms(s, query)
+    budget = terms[0].ndoc - 1  # the rarest word alone is over it
+    cand = text_sql.candidate_tsquery(terms, budget)
+    assert "&" in cand and "|" in cand  # pairs of the rarest words, any pair
+    with s.connection() as conn:
+        matching = conn.execute(f"SELECT count(*) FROM {s.names.text} WHERE tsv @@ to_tsquery('simple', %s)",
+                                [cand]).fetchone()[0]  # fmt: skip
+        rows = conn.execute(*text_sql.text_search(s.names, query, Filters(), 20, terms=terms, budget=budget)).fetchall()
+    read = plan_rows(s, *text_sql.text_search(s.names, query, Filters(), 20, terms=terms, budget=budget), s.names.text)
+    assert 20 <= matching < terms[0].ndoc and read <= 2 * matching, (matching, read)
+    # Each result holds two of the query's words at least: its IDF share is above any one word's.
+    top_single = max(t.idf for t in terms) / sum(t.idf for t in terms)
+    assert len(rows) == 20 and all(float(score) > float(top_single) for _, _, score in rows)
+
+
+@pytest.mark.parametrize("query", ["w010 w011 w012 w013 w014 w015", "r0007 w001 w002 w003 lemma 12", "Lemma 12 w005 w006"])
+def test_bounded_long_query_ranks_like_the_full_formula(big_store, query):
+    """Scoring every match by IDF share + 0.1 ts_rank_cd (the old query, written out here) gives the same top 30."""
+    s = big_store
+    with s.connection() as conn:
+        expected = [r[0] for r in conn.execute(REFERENCE_LONG_QUERY.format(t=s.names.text, lx=s.names.lexicon), {"q": query})]
+    assert len(expected) == 30
+    assert [h.theorem_id for h in s.search_text(query, k=30)] == expected
+
+
+def _out_of_line(store, pattern: str) -> list[tuple[str, int, bool]]:
+    """(id, vector size, stored out of line) of the text rows whose id is like ``pattern`` (PostgreSQL 17's
+    pg_column_toast_chunk_id says where a value is)."""
+    with store.connection() as conn:
+        if conn.info.server_version < 170000:
+            pytest.skip("pg_column_toast_chunk_id needs PostgreSQL 17")
+        return conn.execute(f"SELECT id, pg_column_size(tsv), pg_column_toast_chunk_id(tsv) IS NOT NULL FROM "
+                            f"{store.names.text} WHERE id LIKE %s ORDER BY id", [pattern]).fetchall()  # fmt: skip
+
+
+def test_long_statements_rank_like_the_full_formula_in_the_row_or_out_of_it(big_store):
+    """A vector of up to about 8 kB stays in the text row (migration 16) and is matched where it lies; a longer one
+    is stored out of line (TOAST) and matched from one copy per row: the ranking is the reference's either way."""
+    from theorem_rag.db import text_sql
+
+    s = big_store
+    s.upsert_theorems(long_statements("mid", [300, 400] * 6) + long_statements("big", [900] * 6, seed=10))
+    placed = _out_of_line(s, "s:%")
+    mid = [(size, out) for id_, size, out in placed if id_.startswith("s:mid")]
+    big = [(size, out) for id_, size, out in placed if id_.startswith("s:big")]
+    # Without migration 16 the first would be out of line too (PostgreSQL moves values once a row passes ~2 kB).
+    assert all(2000 < size <= text_sql.INLINE_TSV_BYTES and not out for size, out in mid), mid
+    assert all(size > 8160 and out for size, out in big), big
+    query = "w010 w011 w012 w013 w014 w015"
+    with s.connection() as conn:
+        expected = [r[0] for r in conn.execute(REFERENCE_LONG_QUERY.format(t=s.names.text, lx=s.names.lexicon), {"q": query})]
+    assert len({x for x in expected if x.startswith("s:mid")}) >= 3 and len({x for x in expected if x.startswith("s:big")}) >= 2
+    assert [h.theorem_id for h in s.search_text(query, k=30)] == expected
+
+
+def test_a_common_keyword_ranks_a_capped_set_and_every_exact_name(big_store):
+    from theorem_rag.db import text_sql
+    from theorem_rag.filters import Filters
+
+    s = big_store
+    s.set_slogans({"s:00017": "A new slogan."})  # its new row version sits at the end of the table, past the cap
+    q, params = text_sql._keyword_search(s.names, "Lemma 17", Filters(), 10, cap=20)
+    read = plan_rows(s, q, params, s.names.text)
+    with s.connection() as conn:
+        ids = [r[0] for r in conn.execute(q, params)]
+        matches = conn.execute(f"SELECT count(*) FROM {s.names.text} WHERE tsv @@ to_tsquery('english', 'lemma:* & 17:*')").fetchone()[0]
+    assert matches > 20 and read <= 21  # 20 ranked matches plus the exact-name look-up
+    assert ids[0] == "s:00017" and len(ids) == 10
+
+
+def test_a_premise_query_reads_one_document_and_the_citations_asked_for(big_store):
+    """What the premise head reads per query: one document's outline (75 statements here), the proofs citing its
+    candidates (through the GIN index on ``proof_refs``) and its stored row; never the whole table."""
+    s = big_store
+    citing = [replace(t, proof_refs=("s:00001",)) for t in _synthetic(10)[2:7]]
+    s.upsert_theorems(citing)
+    s.save_premise_head({"features": [], "weights": [], "bias": 0.0})
+    tables = [s.names.theorems, s.names.vectors("v")]
+    before = rows_read(s, tables)
+    outline = s.outline("doc3")
+    after_outline = rows_read(s, tables)
+    cited = s.citations_of(["s:00001", "s:00002"])
+    after_citations = rows_read(s, tables)
+    assert s.premise_head()["bias"] == 0.0
+    assert len(outline) == 75 and after_outline - before <= 80
+    assert sorted(cited) == sorted((t.id, "s:00001") for t in citing) and after_citations - after_outline <= 10
+    assert rows_read(s, tables) == after_citations
+
+
+def test_an_unfiltered_dense_query_walks_the_index_even_on_a_small_table(big_store):
+    """With ef_search 1,000 the planner's estimate for a half-precision HNSW index on a few thousand rows prefers a
+    sequential scan computing every distance; an unfiltered query walks the index (it reads about the pool); a
+    filtered one is left to the planner and still returns only admissible rows."""
+    s = big_store
+    assert s.space("v").index == "halfvec"
+    s.build_index("v")
+    vec_table = s.names.vectors("v")
+    with s.connection() as conn:
+        conn.execute(f"ANALYZE {vec_table}")
+    q = np.random.default_rng(5).normal(size=384).astype(np.float32)
+    before = rows_read(s, [vec_table])
+    hits = s.search_dense("v", q, k=20, pool=200, ef_search=1000)
+    read = rows_read(s, [vec_table]) - before
+    assert len(hits) == 20 and read <= 2 * 200, read  # a sequential scan reads all 3,000
+    assert [h.theorem_id for h in hits] == [h.theorem_id for h in s.exact_search("v", q, k=20)]
+    only_a = s.search_dense("v", q, k=5, pool=200, ef_search=1000, filters={"source": "a"})
+    assert len(only_a) == 5 and all(t.source == "a" for t in s.get_theorems([h.theorem_id for h in only_a]).values())
+
+
+def test_the_default_walk_follows_the_size_of_the_space(big_store, monkeypatch):
+    """Without an ef_search of its own a dense search on a halfvec index walks what the first step holding the
+    space's maintained count of vectors says (200 up to 100,000, 400 up to 300,000) and 1,000 above the last; never
+    less than the pool; an explicit one is kept."""
+    from theorem_rag.db import vectors
+
+    s = big_store
+    s.build_index("v")
+    assert s.space("v").index == "halfvec" and s.stats("v")["vectors"] == N_SYNTHETIC
+    assert vectors.EF_SEARCH_STEPS["halfvec"] == ((100_000, 200), (300_000, 400))
+    assert s.dense_ef_search("v") == 200
+    assert s.dense_ef_search("v", pool=600) == 600
+    assert s.dense_ef_search("v", ef_search=100) == 200 and s.dense_ef_search("v", ef_search=700) == 700
+    n = N_SYNTHETIC
+    for steps, walk in [(((n, 300),), 300), (((n - 1, 150), (n, 300)), 300), (((n, 250), (n + 1, 300)), 250),
+                        (((n - 2, 250), (n - 1, 300)), 1000), (((n - 1, 300),), 1000)]:  # fmt: skip
+        monkeypatch.setitem(vectors.EF_SEARCH_STEPS, "halfvec", steps)
+        assert s.dense_ef_search("v") == walk, steps
+        assert s.dense_ef_search("v", ef_search=350) == 350
+    monkeypatch.delitem(vectors.EF_SEARCH_STEPS, "halfvec")
+    assert s.dense_ef_search("v") == 1000
+    # search_dense sets what dense_ef_search reports
+    monkeypatch.setitem(vectors.EF_SEARCH_STEPS, "halfvec", ((N_SYNTHETIC, 300),))
+    walked = []
+    walk = vectors.SpaceOps._walk_settings
+    monkeypatch.setattr(vectors.SpaceOps, "_walk_settings", lambda self, *a, **kw: walked.append(walk(self, *a, **kw)) or walked[-1])
+    q = np.random.default_rng(6).normal(size=384).astype(np.float32)
+    hits = s.search_dense("v", q, k=20, pool=200)
+    s.search_dense("v", q, k=20, pool=200, ef_search=1000)
+    assert walked == [300, 1000]
+    # the graph's levels are random: the smaller walk is held to the exact top 20 within one statement
+    assert len({h.theorem_id for h in hits} & {h.theorem_id for h in s.exact_search("v", q, k=20)}) >= 19
