@@ -549,7 +549,7 @@ def main(argv: list[str] | None = None) -> int:
                                      pool=settings.candidate_pool, ef_search=settings.ef_search,
                                      iterative_scan=settings.iterative_scan, hybrid=True, rrf_k=settings.rrf_k)  # fmt: skip
         pool = retriever.pool_for(SPACE)  # the setting, or the default of the space's index kind
-        # the setting, or the walk the index kind and the space's size get (vectors.EF_SEARCH_STEPS)
+        # the setting, or the walk the index kind and the space's size get (dense.EF_SEARCH_STEPS)
         result.update(k=args.k, pool=pool, ef_search=store.dense_ef_search(SPACE, pool, settings.ef_search),
                       text_k=max(args.k, retriever.depth), warmup=args.warmup)  # fmt: skip
         result["latency"] = measure_latency(store, retriever, queries, qvecs, args.k, pool,

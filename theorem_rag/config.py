@@ -103,7 +103,7 @@ class Settings(BaseSettings):
     ef_search: int | None = Field(
         None, ge=1, le=1000, description="hnsw.ef_search of a dense search (at least the pool); unset: by the index "
         "kind and the space's size: for a halfvec index 200 up to 100,000 vectors and 400 up to 300,000 (the same top 20 "
-        "as 1,000 there), else 1,000 (theorem_rag.db.vectors.EF_SEARCH_STEPS).")
+        "as 1,000 there), else 1,000 (theorem_rag.db.dense.EF_SEARCH_STEPS).")
     iterative_scan: str = Field("relaxed_order", description="hnsw.iterative_scan: 'off', 'strict_order', 'relaxed_order'.")
     hybrid: bool = Field(True, description="Fuse dense and full-text rankings by reciprocal rank fusion.")
     rrf_k: int = Field(60, description="Constant of reciprocal rank fusion.")

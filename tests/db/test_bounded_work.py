@@ -247,28 +247,28 @@ def test_the_default_walk_follows_the_size_of_the_space(big_store, monkeypatch):
     """Without an ef_search of its own a dense search on a halfvec index walks what the first step holding the
     space's maintained count of vectors says (200 up to 100,000, 400 up to 300,000) and 1,000 above the last; never
     less than the pool; an explicit one is kept."""
-    from theorem_rag.db import vectors
+    from theorem_rag.db import dense
 
     s = big_store
     s.build_index("v")
     assert s.space("v").index == "halfvec" and s.stats("v")["vectors"] == N_SYNTHETIC
-    assert vectors.EF_SEARCH_STEPS["halfvec"] == ((100_000, 200), (300_000, 400))
+    assert dense.EF_SEARCH_STEPS["halfvec"] == ((100_000, 200), (300_000, 400))
     assert s.dense_ef_search("v") == 200
     assert s.dense_ef_search("v", pool=600) == 600
     assert s.dense_ef_search("v", ef_search=100) == 200 and s.dense_ef_search("v", ef_search=700) == 700
     n = N_SYNTHETIC
     for steps, walk in [(((n, 300),), 300), (((n - 1, 150), (n, 300)), 300), (((n, 250), (n + 1, 300)), 250),
                         (((n - 2, 250), (n - 1, 300)), 1000), (((n - 1, 300),), 1000)]:  # fmt: skip
-        monkeypatch.setitem(vectors.EF_SEARCH_STEPS, "halfvec", steps)
+        monkeypatch.setitem(dense.EF_SEARCH_STEPS, "halfvec", steps)
         assert s.dense_ef_search("v") == walk, steps
         assert s.dense_ef_search("v", ef_search=350) == 350
-    monkeypatch.delitem(vectors.EF_SEARCH_STEPS, "halfvec")
+    monkeypatch.delitem(dense.EF_SEARCH_STEPS, "halfvec")
     assert s.dense_ef_search("v") == 1000
     # search_dense sets what dense_ef_search reports
-    monkeypatch.setitem(vectors.EF_SEARCH_STEPS, "halfvec", ((N_SYNTHETIC, 300),))
+    monkeypatch.setitem(dense.EF_SEARCH_STEPS, "halfvec", ((N_SYNTHETIC, 300),))
     walked = []
-    walk = vectors.SpaceOps._walk_settings
-    monkeypatch.setattr(vectors.SpaceOps, "_walk_settings", lambda self, *a, **kw: walked.append(walk(self, *a, **kw)) or walked[-1])
+    walk = dense.DenseOps._walk_settings
+    monkeypatch.setattr(dense.DenseOps, "_walk_settings", lambda self, *a, **kw: walked.append(walk(self, *a, **kw)) or walked[-1])
     q = np.random.default_rng(6).normal(size=384).astype(np.float32)
     hits = s.search_dense("v", q, k=20, pool=200)
     s.search_dense("v", q, k=20, pool=200, ef_search=1000)

@@ -14,7 +14,7 @@ from psycopg import Connection, sql
 
 from theorem_rag.db import counters, text_sql
 from theorem_rag.db.names import Names
-from theorem_rag.db.vectors import check_k
+from theorem_rag.db.dense import check_k
 from theorem_rag.filters import Filters
 from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens, validate_query
 from theorem_rag.formula_keys import key_weights
@@ -24,7 +24,7 @@ from theorem_rag.records import Hit
 
 class TextOps:
     """Full-text and formula search; the host class provides ``names``, ``max_query_chars``, ``connection()`` and
-    ``_resolve_categories()`` (the category filter as documents: :class:`~theorem_rag.db.vectors.SpaceOps`)."""
+    ``_resolve_categories()`` (the category filter as documents: :class:`~theorem_rag.db.dense.DenseOps`)."""
 
     names: Names
     max_query_chars: int
@@ -32,7 +32,7 @@ class TextOps:
     def connection(self) -> AbstractContextManager[Connection]:  # pragma: no cover - provided by TheoremStore
         raise NotImplementedError
 
-    def _resolve_categories(self, f: Filters) -> Filters:  # pragma: no cover - provided by SpaceOps
+    def _resolve_categories(self, f: Filters) -> Filters:  # pragma: no cover - provided by DenseOps
         raise NotImplementedError
 
     def search_text(self, query: str, k: int = 10, filters: Filters | dict | None = None) -> list[Hit]:

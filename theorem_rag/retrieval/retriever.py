@@ -27,7 +27,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('TheoremRetriever needs LlamaIndex: pip install "theorem-rag[index]"') from err
 
 from theorem_rag.db.text_sql import EXACT_NAME_BOOST
-from theorem_rag.db.vectors import DEFAULT_POOL
+from theorem_rag.db.dense import DEFAULT_POOL
 from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
 from theorem_rag.query import is_short_query, is_statement_query, validate_query
@@ -160,7 +160,7 @@ class TheoremRetriever(BaseRetriever):
 
     def pool_for(self, space: str) -> int:
         """The candidate pool of a dense search in ``space``: the one asked for, else the default of the space's
-        index kind (:data:`~theorem_rag.db.vectors.DEFAULT_POOL`)."""
+        index kind (:data:`~theorem_rag.db.dense.DEFAULT_POOL`)."""
         if self.pool is not None:
             return self.pool
         kind = self.store.space(space).index if hasattr(self.store, "space") else "bit"
