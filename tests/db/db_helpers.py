@@ -1,4 +1,5 @@
-"""Hand-written records and a tiny deterministic LlamaIndex embedding for database tests."""
+"""Hand-written records, a tiny deterministic LlamaIndex embedding, and the counter and rows-read checks of the
+database tests."""
 
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ from theorem_rag.db.sqltext import filter_clause
 from theorem_rag.filters import Filters
 from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens
 
+
 def tsquery_text(query: str) -> str:
     """A ``to_tsquery`` expression from the query's words, safe by construction (only ``[^\W_]+`` tokens).
 

@@ -66,7 +66,7 @@ class TextOps:
             if not weighted:
                 return []
             query, params = text_sql.formula_search(self.names, [w[0] for w in weighted], [w[1] for w in weighted], f,
-                                                   k + text_sql.FORMULA_EXTRA_ROWS)  # fmt: skip
+                                                    k + text_sql.FORMULA_EXTRA_ROWS)  # fmt: skip
             rows = conn.execute(query, params).fetchall()
         scored = [
             (tid, doc, float(score) * (text_sql.FORMULA_DERIVED_FACTOR if about_a_result(name, kind) else 1.0))
