@@ -168,7 +168,7 @@ WITH terms AS (
 anyq AS (SELECT to_tsquery('simple', string_agg(lexeme, ' | ')) AS q FROM terms)
 SELECT t.id FROM {t} AS t, anyq WHERE t.tsv @@ anyq.q
 ORDER BY (SELECT coalesce(sum(idf), 0) FROM terms WHERE t.tsv @@ terms.q) / (SELECT sum(idf) FROM terms)
-         + 0.1 * ts_rank_cd(t.tsv, anyq.q, 1) + CASE WHEN lower(t.name) = lower(%(q)s) THEN 10 ELSE 0 END DESC, t.id
+         + 0.1 * least(ts_rank_cd(t.tsv, anyq.q, 1), 2.0) + CASE WHEN lower(t.name) = lower(%(q)s) THEN 10 ELSE 0 END DESC, t.id
 LIMIT 30"""
 
 

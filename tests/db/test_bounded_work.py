@@ -118,6 +118,53 @@ def test_a_long_query_reads_at_most_its_candidate_budget(big_store):
     assert len(rows) == 20 and rows[0][2] > rows[-1][2]
 
 
+def test_a_long_query_ranks_only_the_candidates_that_can_reach_the_top_k(big_store):
+    """ts_rank_cd (it reads positions) runs on the best candidates by IDF share, then only on those whose share
+    comes within 0.1 * RANK_BOUND of the k-th best score; the ranking is the full formula's all the same."""
+    from theorem_rag.db import text_sql
+    from theorem_rag.filters import Filters
+
+    s = big_store
+    query = "w010 w011 w012 w013 w014 w015"
+    # Statements that hold every query word many times: the best 20, each with the full tie-breaker.
+    s.upsert_theorems([Theorem(id=f"s:rep{i}", source="a", kind="lemma", doc_id="doc1", name=f"Repetitive lemma {i}",
+                               body_latex=" ".join([query] * 40) + f" r{i:04d}") for i in range(25)]
+                      # and statements with five of the six words once: within 0.2 of the 20th best share, not score
+                      + [Theorem(id=f"s:five{i}", source="a", kind="lemma", doc_id="doc1", name=f"Five lemma {i}",
+                                 body_latex=" ".join(w for j, w in enumerate(query.split()) if j != i % 6))
+                         for i in range(60)])  # fmt: skip
+    terms = _terms(s, query)
+    q = text_sql.text_search(s.names, query, Filters(), 20, terms=terms)
+    with s.connection() as conn:
+        tsq = text_sql.candidate_tsquery(terms, text_sql.CANDIDATE_BUDGET)
+        candidates, whole = conn.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE tsv @@ to_tsquery('simple', %s)) FROM {s.names.text} "
+            f"WHERE tsv @@ to_tsquery('simple', %s)", [" & ".join(t.lexeme for t in terms), tsq]).fetchone()  # fmt: skip
+        expected = [r[0] for r in conn.execute(REFERENCE_LONG_QUERY.format(t=s.names.text, lx=s.names.lexicon), {"q": query})]
+    ranked = plan_rows(s, *q, s.names.text) - candidates  # rows read again (by address) to be ranked
+    # The first pass ranks 2 k = 40; the 20th best score is then 1 + 0.2, so the second ranks only statements with
+    # every word (a margin around the 20th best share, 1, would rank the 60 with five of the six words too).
+    assert candidates > 1000 and ranked <= 40 + whole, (candidates, whole, ranked)
+    assert [h.theorem_id for h in s.search_text(query, k=30)] == expected
+
+
+def test_the_tie_breaker_of_a_long_query_is_capped(big_store):
+    """A statement that repeats the query's words gets at most 0.1 * RANK_BOUND from ts_rank_cd, so it cannot
+    outrank one with rarer words by repetition alone (and the second pass can rely on the bound)."""
+    from theorem_rag.db import text_sql
+
+    s = big_store
+    query = "w010 w011 w012 w013 w014 w015"
+    s.upsert_theorems([Theorem(id="s:repeat", source="a", kind="lemma", doc_id="doc1", name="Repetitive lemma",
+                               body_latex=" ".join(["w010 w011 w012 w013 w014 w015"] * 40))])  # fmt: skip
+    with s.connection() as conn:
+        rank = conn.execute(f"SELECT ts_rank_cd(tsv, to_tsquery('simple', 'w010 | w011 | w012 | w013 | w014 | w015'), 1) "
+                            f"FROM {s.names.text} WHERE id = 's:repeat'").fetchone()[0]  # fmt: skip
+    hits = s.search_text(query, k=5)
+    assert rank > text_sql.RANK_BOUND  # uncapped, it would add more than 0.2
+    assert hits[0].theorem_id == "s:repeat" and hits[0].score <= 1 + 0.1 * text_sql.RANK_BOUND + 1e-9, hits[0]
+
+
 def _terms(s, query):
     from theorem_rag.db import text_sql
 

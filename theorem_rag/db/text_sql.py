@@ -66,9 +66,10 @@ RANK_CAP = 2_000
 # PostgreSQL stores out of line, is fetched once and matched in memory. 82 of the shared corpora's 29,467 vectors
 # are longer (46 of them out of line).
 INLINE_TSV_BYTES = 6_000
-# ts_rank_cd(tsv, query, 1) of a long OR query stays below this on the corpora (max 1.8 over 16,051 matches of
-# "scheme | morphism | let | finite"; 99th percentile 0.45): the bound that decides which candidates can still
-# reach the top k through the tie-breaker.
+# The tie-breaker of a long query counts ts_rank_cd(tsv, query, 1) up to this much (0.1 times it: at most 0.2 of
+# an IDF share of 1). Half of the best 50 statements of a dev query rank below 0.8 and 6.7 % above 2 (long entries
+# that repeat the query's words: up to 8.2); the cap is what lets the second pass of text_search skip every
+# candidate that trails the k-th best score by more than 0.1 * RANK_BOUND of a share, exactly.
 RANK_BOUND = 2.0
 # A keyword query ranks at most this many of the statements that contain its words (by ts_rank_cd, which reads
 # positions); only a very common word matches more ("morphism": 5,949 of the 20,745 regex-extracted statements),
@@ -172,8 +173,9 @@ def text_search(
 
     What a long query costs is bounded: candidates are the statements that contain one of the rarest terms whose
     document frequencies sum to at most ``budget`` (or two of them, ...: :func:`candidate_tsquery`), or whose name
-    is the query; every
-    candidate is scored on all terms, and ``ts_rank_cd`` (which reads positions) runs on the best ``rank_cap``.
+    is the query; every candidate is scored on all terms, and ``ts_rank_cd`` (which reads positions, capped at
+    ``RANK_BOUND``) runs on the best 2 k of them and then only on those that can still reach the top k (at most
+    ``rank_cap`` in all).
     """
     if len(query_tokens(query)) <= SHORT_QUERY_TOKENS:
         return _keyword_search(names, query, filters, k)
@@ -194,6 +196,23 @@ def text_search(
     def share(v: sql.Composable) -> sql.Composed:
         return sql.SQL(" + ").join(sql.SQL("CASE WHEN {v} @@ %s::tsquery THEN %s::float8 ELSE 0 END").format(v=v) for _ in terms)
 
+    # Two passes keep ts_rank_cd (the costly part: it reads positions) to the rows that can still reach the top k.
+    # The first ranks the best HEAD candidates by IDF share, which gives a k-th best final score; a later candidate
+    # can gain at most 0.1 * RANK_BOUND from the tie-breaker, so only those whose share comes within that of the
+    # k-th best final score are ranked in the second (at most ``rank_cap`` in all). A statement named as the query
+    # (or by one of its recorded aliases) is a candidate whatever its share and is ranked first.
+    ranked = sql.SQL(
+        """SELECT c.id, x.doc_id, c.s / %s + 0.1 * least(x.rank, {bound}) + CASE WHEN c.named OR x.alias THEN {boost} ELSE 0 END AS score
+        FROM ({rows}) AS c CROSS JOIN LATERAL (
+            SELECT t.doc_id, ts_rank_cd(t.tsv, %s::tsquery, 1) AS rank, {alias} AS alias
+            FROM {t} AS t WHERE t.ctid = c.tid OFFSET 0) AS x"""
+    )
+    fmt = dict(t=sql.Identifier(names.text), boost=sql.Literal(EXACT_NAME_BOOST), bound=sql.Literal(RANK_BOUND), alias=sql.SQL(_ALIAS_SQL.format(a="t")))
+    head_rows = sql.SQL("SELECT id, tid, named, s FROM cand ORDER BY named DESC, s DESC, id LIMIT %s")
+    rest_rows = sql.SQL(
+        """SELECT id, tid, named, s FROM cand
+        WHERE (named OR s >= (coalesce((SELECT score FROM kth), 0) - %s) * %s) AND id NOT IN (SELECT id FROM head)
+        ORDER BY named DESC, s DESC, id LIMIT %s""")
     query_sql = sql.SQL(
         """WITH cand AS MATERIALIZED (
             SELECT t.id, t.ctid AS tid, coalesce(lower(t.name) = %s, false) AS named,
@@ -201,30 +220,25 @@ def text_search(
                      ELSE (SELECT {share_copy} FROM (SELECT t.tsv || ''::tsvector AS v OFFSET 0) AS dv) END AS s
             FROM {t} AS t {year_join}
             WHERE (t.tsv @@ %s::tsquery OR lower(t.name) = %s) AND {where}),
-        kth AS (SELECT s FROM cand ORDER BY named DESC, s DESC LIMIT 1 OFFSET %s),
-        top AS (
-            SELECT id, tid, named, s FROM cand WHERE named OR s >= coalesce((SELECT s FROM kth), 0) - %s
-            ORDER BY named DESC, s DESC, id LIMIT %s)
-        SELECT top.id, x.doc_id, top.s / %s + 0.1 * x.rank + CASE WHEN top.named OR x.alias THEN {boost} ELSE 0 END AS score
-        FROM top CROSS JOIN LATERAL (
-            SELECT t.doc_id, ts_rank_cd(t.tsv, %s::tsquery, 1) AS rank, {alias} AS alias
-            FROM {t} AS t WHERE t.ctid = top.tid OFFSET 0) AS x
-        ORDER BY score DESC, top.id LIMIT %s"""
+        head AS MATERIALIZED ({head}),
+        kth AS (SELECT score FROM head ORDER BY score DESC LIMIT 1 OFFSET %s),
+        rest AS ({rest})
+        SELECT id, doc_id, score FROM head UNION ALL SELECT id, doc_id, score FROM rest
+        ORDER BY score DESC, id LIMIT %s"""
     ).format(t=sql.Identifier(names.text), share=share(sql.Identifier("t", "tsv")), share_copy=share(sql.Identifier("dv", "v")),
-             inline=sql.Literal(INLINE_TSV_BYTES),
-             year_join=_year_join(names, filters), where=where,
-             alias=sql.SQL(_ALIAS_SQL.format(a="t")), boost=sql.Literal(EXACT_NAME_BOOST))  # fmt: skip
+             inline=sql.Literal(INLINE_TSV_BYTES), year_join=_year_join(names, filters), where=where,
+             head=ranked.format(rows=head_rows, **fmt), rest=ranked.format(rows=rest_rows, **fmt))  # fmt: skip
     lowered = query.strip().lower()
     lexemes, idfs = [t.lexeme for t in terms], [t.idf for t in terms]
     total = sum(idfs, Decimal(0))
-    cap = RANK_CAP if rank_cap is None else rank_cap
-    # A statement whose IDF share trails the k-th best by more than the tie-breaker can make up (0.1 times a
-    # ts_rank_cd of at most RANK_BOUND) cannot reach the top k: only the others are ranked by ts_rank_cd.
-    margin = Decimal(str(0.1 * RANK_BOUND)) * total
+    cap = max(RANK_CAP if rank_cap is None else rank_cap, k)
+    head = min(cap, max(2 * k, k + 20))
+    rank_query = " | ".join(lexemes)
     # Lexemes are [a-z0-9]+ (query_terms keeps no other), so each is a tsquery literal as it stands.
     return query_sql, [
-        lowered, *[x for term in terms for x in (term.lexeme, term.idf)] * 2, cand_query, lowered,
-        *fparams, k - 1, margin, max(cap, k), total, " | ".join(lexemes), lowered, k,
+        lowered, *[x for term in terms for x in (term.lexeme, term.idf)] * 2, cand_query, lowered, *fparams,
+        total, head, rank_query, lowered, k - 1,
+        total, Decimal(str(0.1 * RANK_BOUND)), total, cap - head, rank_query, lowered, k,
     ]  # fmt: skip
 
 
