@@ -17,7 +17,7 @@ import re
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 try:
@@ -32,14 +32,12 @@ from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
 from theorem_rag.query import is_short_query, is_statement_query, validate_query
 from theorem_rag.query_understanding import QueryPlan, understand
-from theorem_rag.query_understanding.names import (
-    devoted, is_name_query, name_class, name_words, prefer_statements, results_first,
-)  # fmt: skip
 from theorem_rag.records import Hit, PaperHit
 from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
 from theorem_rag.retrieval.hits import hit_to_node, with_confidence, without_statement
 from theorem_rag.retrieval.premise_head import TEXT_DEPTH, PremiseHead, rerank
 from theorem_rag.retrieval.routing import PROMOTED, Routing, did_you_mean, route
+from theorem_rag.retrieval.tie_breaks import FORMULA_DEPTH, NAME_DEPTH, tie_breaks
 
 # Weight of the full-text ranking in the fusion (dense weight 1): keyword queries ("Zorn lemma") are where slogan
 # embeddings are weakest and names/terms match exactly. Long queries are scored by the IDF of their rare words, as
@@ -48,10 +46,6 @@ LEXICAL_WEIGHT_SHORT = 1.5
 LEXICAL_WEIGHT_LONG = 1.0
 # Weight of the formula ranking (statements sharing the query's formulas) in the fusion of a formula query.
 FORMULA_WEIGHT = 5.0
-# The places the formula tie-break (results before the entries about them) reorders: the first this many.
-FORMULA_DEPTH = 10
-# The places the name tie-break (query_understanding.names) reorders: the first this many.
-NAME_DEPTH = 5
 # A hit among the first this many of a full-text ranking counts as found by full-text search (for confidence).
 LEXICAL_TOP = 10
 # What a retriever ranks for: statements matching the query ("search"), or the results a proof of the query is
@@ -77,6 +71,23 @@ def _in_background(fn: Any, *args: Any, **kwargs: Any) -> Future:
         if _text_pool is None:
             _text_pool = ThreadPoolExecutor(_TEXT_THREADS, thread_name_prefix="theorem-rag-text")
     return _text_pool.submit(contextvars.copy_context().run, fn, *args, **kwargs)
+
+
+@dataclass
+class _Found:
+    """What one search gathers before fusion: the rankings and their weights, the full-text hits, the best cosine
+    per statement in the query's own space, the query's routing and the share of its words no statement has."""
+
+    rankings: list[list[Hit]] = field(default_factory=list)
+    weights: list[float] = field(default_factory=list)
+    lexical: list[Hit] = field(default_factory=list)
+    cosine: dict[str, float] = field(default_factory=dict)
+    routing: Routing = field(default_factory=Routing)
+    unknown: float = 0.0
+
+    def add(self, ranking: list[Hit], weight: float) -> None:
+        self.rankings.append(ranking)
+        self.weights.append(weight)
 
 
 def drops_query_space(space: str, overrides: Mapping[str, Any]) -> bool:
@@ -297,10 +308,45 @@ class TheoremRetriever(BaseRetriever):
             embedding = None  # the text searched is not the one the caller embedded, or not with this space's model
         fusing = self.hybrid or bool(self.extra_spaces) or bool(plan.variants)
         depth = max(k, self.depth) if fusing else k
-        rankings: list[list[Hit]] = []
-        weights: list[float] = []
-        lexical: list[Hit] = []
-        cosine: dict[str, float] = {}
+        found = self._gather(plan, embedding, space, model, depth, k, filters, understanding)
+        if not fusing:
+            hits = self.store.hydrate(found.rankings[0][:k])
+            return with_confidence(hits, found.cosine, set(), set(), found.unknown)
+        fused = reciprocal_rank_fusion([[h.theorem_id for h in r] for r in found.rankings], k=self.rrf_k,
+                                       weights=found.weights)  # fmt: skip
+        # A statement named exactly as the query (its name or a recorded alias) is a look-up: it goes first; so do
+        # the statements query understanding routes to (the paper asked for, the definition asked for).
+        exact = {h.theorem_id for h in found.lexical if h.score >= EXACT_NAME_BOOST}
+        routing = found.routing
+        scores = dict(fused)
+        top = max(scores.values(), default=0.0)
+        # Definitions of the term asked for: the best of them by the fused ranking (candidates it missed last).
+        position = {x: i for i, (x, _) in enumerate(fused)}
+        promoted = sorted(routing.promote, key=lambda x: (position.get(x, len(position)), routing.promote.index(x)))
+        front = list(dict.fromkeys([*(x for x, _ in fused if x in exact), *routing.front, *promoted[:PROMOTED]]))
+        fused = [(x, scores.get(x, top)) for x in front] + [x for x in fused if x[0] not in set(front)]
+        # The name tie-break looks at the first NAME_DEPTH places whatever k is, so the first hits do not depend on k.
+        fused = fused[: max(k, NAME_DEPTH, FORMULA_DEPTH if plan.formula else 0) if understanding else k]
+        d_rank = {h.theorem_id: h.dense_rank for h in found.rankings[0]}
+        l_rank: dict[str, int | None] = {}
+        for h in found.lexical:
+            l_rank.setdefault(h.theorem_id, h.lexical_rank)
+        hits = [
+            Hit(tid, score, rank=i, dense_rank=d_rank.get(tid), lexical_rank=l_rank.get(tid))
+            for i, (tid, score) in enumerate(fused, 1)
+        ]
+        lexical_top = {h.theorem_id for h in found.lexical if (h.lexical_rank or 99) <= LEXICAL_TOP}
+        front_set = set(front)
+        hits = self.store.hydrate(hits)
+        if understanding:
+            hits = tie_breaks(self.store, plan, routing, hits, k, front_set, exact)
+        return with_confidence(hits, found.cosine, lexical_top, front_set, found.unknown)
+
+    def _gather(self, plan: QueryPlan, embedding: list[float] | None, space: str, model: Any, depth: int, k: int,
+                filters: Filters, understanding: bool) -> _Found:  # fmt: skip
+        """The rankings to fuse for ``plan``: per text searched, the dense ranking of each space and (hybrid) the
+        full-text one; a formula query's formula ranking; with the query's routing and unknown-word share."""
+        found = _Found()
         texts = list(plan.texts)
         # With parallel_text the first text's full-text query, the routing's look-ups and the count of unknown
         # words run on connections of their own while the query is embedded and the dense side searched (none
@@ -312,7 +358,7 @@ class TheoremRetriever(BaseRetriever):
             texts and self.hybrid and background) else None  # fmt: skip
         routing_job = _in_background(route, self.store, plan, filters, k) if understanding and background else None
         unknown_job = _in_background(self.store.unknown_share, list(texts)) if background else None
-        routing = Routing() if not understanding or routing_job else route(self.store, plan, filters, k)
+        found.routing = Routing() if not understanding or routing_job else route(self.store, plan, filters, k)
         i = 0
         try:
             while i < len(texts):
@@ -325,100 +371,37 @@ class TheoremRetriever(BaseRetriever):
                     )  # fmt: skip
                     if searched == space:
                         for h in ranking:
-                            cosine[h.theorem_id] = max(cosine.get(h.theorem_id, -1.0), h.score)
-                    rankings.append(ranking)
-                    weights.append(1.0)
+                            found.cosine[h.theorem_id] = max(found.cosine.get(h.theorem_id, -1.0), h.score)
+                    found.add(ranking, 1.0)
                 if routing_job is not None:
-                    routing, routing_job = routing_job.result(), None
+                    found.routing, routing_job = routing_job.result(), None
                 if self.hybrid:
                     if i == 0 and pending is not None:
-                        found = pending.result()
+                        lexical = pending.result()
                     else:
-                        found = self.store.search_text(query, k=depth, filters=filters)
-                    rankings.append(found)
-                    weights.append(self.lexical_weights[0] if is_short_query(query) else self.lexical_weights[1])
-                    lexical += found
-                    if i == 0 and understanding and routing.did_you_mean is None:
-                        routing.did_you_mean = did_you_mean(self.store, plan, lexical_empty=not found)
-                        if routing.did_you_mean:
-                            texts.append(routing.did_you_mean)
+                        lexical = self.store.search_text(query, k=depth, filters=filters)
+                    found.add(lexical, self.lexical_weights[0] if is_short_query(query) else self.lexical_weights[1])
+                    found.lexical += lexical
+                    if i == 0 and understanding and found.routing.did_you_mean is None:
+                        found.routing.did_you_mean = did_you_mean(self.store, plan, lexical_empty=not lexical)
+                        if found.routing.did_you_mean:
+                            texts.append(found.routing.did_you_mean)
                 i += 1
         finally:
             # never leave a query running behind a failed call
             wait([job for job in (pending, routing_job, unknown_job) if job is not None])
         if routing_job is not None:  # no text to search
-            routing = routing_job.result()
+            found.routing = routing_job.result()
         if self.hybrid and plan.formula_keys:
             # A formula query: the statements with the same formulas, beside the formula read as words.
-            found = self.store.search_formula(plan.formula_keys, k=depth, filters=filters)
-            if found:
-                rankings.append(found)
-                weights.append(FORMULA_WEIGHT)
+            formula = self.store.search_formula(plan.formula_keys, k=depth, filters=filters)
+            if formula:
+                found.add(formula, FORMULA_WEIGHT)
         # Words of the query that no statement contains (the best of the texts searched): they cannot be matched.
         # Counted beside the search for the query's own texts; again when a close name was searched too.
-        unknown = unknown_job.result() if unknown_job is not None and len(texts) == len(plan.texts) else (
+        found.unknown = unknown_job.result() if unknown_job is not None and len(texts) == len(plan.texts) else (
             self.store.unknown_share(texts))  # fmt: skip
-        if not fusing:
-            hits = self.store.hydrate(rankings[0][:k])
-            return with_confidence(hits, cosine, set(), set(), unknown)
-        fused = reciprocal_rank_fusion([[h.theorem_id for h in r] for r in rankings], k=self.rrf_k, weights=weights)
-        # A statement named exactly as the query (its name or a recorded alias) is a look-up: it goes first; so do
-        # the statements query understanding routes to (the paper asked for, the definition asked for).
-        exact = {h.theorem_id for h in lexical if h.score >= EXACT_NAME_BOOST}
-        scores = dict(fused)
-        top = max(scores.values(), default=0.0)
-        # Definitions of the term asked for: the best of them by the fused ranking (candidates it missed last).
-        position = {x: i for i, (x, _) in enumerate(fused)}
-        promoted = sorted(routing.promote, key=lambda x: (position.get(x, len(position)), routing.promote.index(x)))
-        front = list(dict.fromkeys([*(x for x, _ in fused if x in exact), *routing.front, *promoted[:PROMOTED]]))
-        fused = [(x, scores.get(x, top)) for x in front] + [x for x in fused if x[0] not in set(front)]
-        # The name tie-break looks at the first NAME_DEPTH places whatever k is, so the first hits do not depend on k.
-        fused = fused[: max(k, NAME_DEPTH, FORMULA_DEPTH if plan.formula else 0) if understanding else k]
-        dense = rankings[0]
-        d_rank = {h.theorem_id: h.dense_rank for h in dense}
-        l_rank: dict[str, int | None] = {}
-        for h in lexical:
-            l_rank.setdefault(h.theorem_id, h.lexical_rank)
-        hits = [
-            Hit(tid, score, rank=i, dense_rank=d_rank.get(tid), lexical_rank=l_rank.get(tid))
-            for i, (tid, score) in enumerate(fused, 1)
-        ]
-        lexical_top = {h.theorem_id for h in lexical if (h.lexical_rank or 99) <= LEXICAL_TOP}
-        front_set = set(front)
-        hits = self.store.hydrate(hits)
-        name_of = lambda h: (h.theorem.name, h.theorem.kind) if h.theorem else (None, None)  # noqa: E731
-        if understanding and plan.formula:
-            # A formula asks for the result that has it: statements before the entries about them ("proof of X"),
-            # and among them the entries devoted to one result (an encyclopedia entry) before statements inside
-            # longer documents.
-            head = results_first(hits[:FORMULA_DEPTH], name_of, fixed=lambda h: h.theorem_id in front_set,
-                                 is_devoted=self._devoted(hits[:FORMULA_DEPTH]))  # fmt: skip
-            hits = [replace(h, rank=i) for i, h in enumerate([*head, *hits[FORMULA_DEPTH:]][:k], 1)]
-        elif understanding:
-            # A short query that names a result: the statement itself before exercises, examples and "proof of"
-            # entries with the same name, and among statements named alike the entry devoted to it (its document's
-            # title is its name) first (only hits named with every query word move; those routed to the front stay,
-            # but for statements named as the query, which are ordered like the others: by their own name, or as a
-            # result with the query's words when the query is one of their alias, "pairing" for "axiom of
-            # pairing"). The name is the query, or else the first of its variants (an acronym's expansion, a close
-            # name) that names a hit.
-            names = [t for t in (plan.text, *plan.variants, routing.did_you_mean) if t and is_name_query(t)]
-            name = next((t for t in names if any(name_class(t, *name_of(h)) is not None for h in hits[:NAME_DEPTH])), None)
-            if name is not None:
-                head = prefer_statements(
-                    name, hits[:NAME_DEPTH], name_of, fixed=lambda h: h.theorem_id in front_set and h.theorem_id not in exact,
-                    is_devoted=self._devoted(hits[:NAME_DEPTH]),
-                    is_alias=lambda h: h.theorem_id in exact and name_words(name_of(h)[0] or "") != name_words(name),
-                )  # fmt: skip
-                hits = [replace(h, rank=i) for i, h in enumerate([*head, *hits[NAME_DEPTH:]][:k], 1)]
-        return with_confidence(hits, cosine, lexical_top, front_set, unknown)
-
-    def _devoted(self, hits: Sequence[Hit]) -> Any:
-        """Whether a hit is the entry devoted to its result (:func:`devoted`), for these hits: their documents'
-        titles are looked up once."""
-        docs = self.store.get_documents(list(dict.fromkeys(h.theorem.doc_id for h in hits if h.theorem is not None)))
-        titles = {doc_id: doc.title for doc_id, doc in docs.items()}
-        return lambda h: h.theorem is not None and devoted(h.theorem.name, titles.get(h.theorem.doc_id))
+        return found
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         text = validate_query(query_bundle.query_str, self.max_query_chars)

@@ -1,0 +1,59 @@
+"""The tie-breaks query understanding applies to the first places of a fused ranking: a formula query's results
+before the entries about them, and a query that names a result: the statement itself before exercises, examples and
+"proof of" entries, the entry devoted to it first (:mod:`theorem_rag.query_understanding.names`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from theorem_rag.query_understanding import QueryPlan
+from theorem_rag.query_understanding.names import devoted, is_name_query, name_class, name_words, prefer_statements, results_first
+from theorem_rag.records import Hit
+from theorem_rag.retrieval.routing import Routing
+
+# The places the formula tie-break (results before the entries about them) reorders: the first this many.
+FORMULA_DEPTH = 10
+# The places the name tie-break (query_understanding.names) reorders: the first this many.
+NAME_DEPTH = 5
+
+
+def tie_breaks(store: Any, plan: QueryPlan, routing: Routing, hits: list[Hit], k: int, front_set: set[str],
+               exact: set[str]) -> list[Hit]:  # fmt: skip
+    """The first places of the fused hits reordered as query understanding reads the query (a formula, or a
+    short query that names a result), cut to ``k``."""
+    name_of = lambda h: (h.theorem.name, h.theorem.kind) if h.theorem else (None, None)  # noqa: E731
+    if plan.formula:
+        # A formula asks for the result that has it: statements before the entries about them ("proof of X"),
+        # and among them the entries devoted to one result (an encyclopedia entry) before statements inside
+        # longer documents.
+        head = results_first(hits[:FORMULA_DEPTH], name_of, fixed=lambda h: h.theorem_id in front_set,
+                             is_devoted=_devoted(store, hits[:FORMULA_DEPTH]))  # fmt: skip
+        return [replace(h, rank=i) for i, h in enumerate([*head, *hits[FORMULA_DEPTH:]][:k], 1)]
+    # A short query that names a result: the statement itself before exercises, examples and "proof of"
+    # entries with the same name, and among statements named alike the entry devoted to it (its document's
+    # title is its name) first (only hits named with every query word move; those routed to the front stay,
+    # but for statements named as the query, which are ordered like the others: by their own name, or as a
+    # result with the query's words when the query is one of their alias, "pairing" for "axiom of
+    # pairing"). The name is the query, or else the first of its variants (an acronym's expansion, a close
+    # name) that names a hit.
+    names = [t for t in (plan.text, *plan.variants, routing.did_you_mean) if t and is_name_query(t)]
+    name = next((t for t in names if any(name_class(t, *name_of(h)) is not None for h in hits[:NAME_DEPTH])), None)
+    if name is None:
+        return hits
+    head = prefer_statements(
+        name, hits[:NAME_DEPTH], name_of, fixed=lambda h: h.theorem_id in front_set and h.theorem_id not in exact,
+        is_devoted=_devoted(store, hits[:NAME_DEPTH]),
+        is_alias=lambda h: h.theorem_id in exact and name_words(name_of(h)[0] or "") != name_words(name),
+    )  # fmt: skip
+    return [replace(h, rank=i) for i, h in enumerate([*head, *hits[NAME_DEPTH:]][:k], 1)]
+
+
+def _devoted(store: Any, hits: Sequence[Hit]) -> Callable[[Hit], bool]:
+    """Whether a hit is the entry devoted to its result (:func:`devoted`), for these hits: their documents'
+    titles are looked up once."""
+    docs = store.get_documents(list(dict.fromkeys(h.theorem.doc_id for h in hits if h.theorem is not None)))
+    titles = {doc_id: doc.title for doc_id, doc in docs.items()}
+    return lambda h: h.theorem is not None and devoted(h.theorem.name, titles.get(h.theorem.doc_id))
