@@ -112,6 +112,35 @@ def test_one_space_for_every_query_when_asked_or_when_the_search_fuses_another_s
     both.close()
 
 
+def test_full_text_weighs_less_beside_the_query_space_for_long_queries_only(pg_dsn, two_spaces, tmp_path, monkeypatch):
+    """A long query in words fuses the full-text ranking at LEXICAL_WEIGHT_LONG_ADAPTED beside the adapted model's
+    space; a keyword query, a statement and any query of a search without the query space keep their weights."""
+    from theorem_rag.retrieval import retriever as r
+
+    seen: list[list[float]] = []
+    real = r.reciprocal_rank_fusion
+
+    def fusion(rankings, k, weights):
+        seen.append(list(weights))
+        return real(rankings, k=k, weights=weights)
+
+    monkeypatch.setattr(r, "reciprocal_rank_fusion", fusion)
+    long_words = "a finite module equal to its product with the Jacobson radical vanishes"
+
+    def lexical_weight(search, query):  # the fusion's second ranking is the query's full-text one
+        search.search(query, k=5)
+        return seen.pop()[1]
+
+    routed = _search(pg_dsn, two_spaces, tmp_path)
+    assert lexical_weight(routed, long_words) == r.LEXICAL_WEIGHT_LONG_ADAPTED < r.LEXICAL_WEIGHT_LONG
+    assert lexical_weight(routed, STATEMENT) == r.LEXICAL_WEIGHT_LONG
+    assert lexical_weight(routed, "Nakayama lemma") == r.LEXICAL_WEIGHT_SHORT
+    one = _search(pg_dsn, two_spaces, tmp_path, query_model="")
+    assert lexical_weight(one, long_words) == r.LEXICAL_WEIGHT_LONG
+    routed.close()
+    one.close()
+
+
 def test_an_incomplete_query_space_is_not_searched(pg_dsn, embedders, tmp_path, caplog):
     import uuid
 
