@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from procs import tree_cpu  # noqa: E402
 
 
 def shared_eval_file(name: str = "stacks_slogans_dev.jsonl") -> Path:
@@ -70,28 +72,6 @@ def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     rank = max(1, min(len(ordered), round(q / 100 * len(ordered) + 0.5)))
     return ordered[rank - 1]
-
-
-def process_cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process and its children so far (Linux /proc), e.g. uvicorn's workers."""
-    total = 0.0
-    for p in [pid, *_children(pid)]:
-        try:
-            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
-
-
-def _children(pid: int) -> list[int]:
-    out = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            out += [int(c) for c in (task / "children").read_text().split()]
-        except OSError:
-            pass
-    return out + [g for c in out for g in _children(c)]
 
 
 def free_port() -> int:
@@ -421,7 +401,7 @@ def main() -> None:
                         url, proc = servers[name, protocol]
                         # The calling thread's niceness (Linux: per thread); the clients run on this one.
                         os.setpriority(os.PRIO_PROCESS, 0, nice)
-                        cpu0 = process_cpu_seconds(proc.pid) if proc else 0.0
+                        cpu0 = tree_cpu(proc.pid) if proc else 0.0
                         own0 = time.process_time()
                         run = asyncio.run(run_load(url, queries, clients, args.seconds, args.k,
                                                    os.environ.get("THEOREM_RAG_API_KEY"), protocol,
@@ -431,7 +411,7 @@ def main() -> None:
                         # generator; the rest of a request's CPU is PostgreSQL's.
                         if proc and run["requests"]:
                             run["server_cpu_ms_per_request"] = round(
-                                (process_cpu_seconds(proc.pid) - cpu0) * 1000 / run["requests"], 2)
+                                (tree_cpu(proc.pid) - cpu0) * 1000 / run["requests"], 2)
                         run["client_cpu_ms_per_request"] = round(
                             (time.process_time() - own0) * 1000 / max(run["requests"], 1), 2)
                         result["runs"].append(run)

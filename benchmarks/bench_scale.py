@@ -32,7 +32,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -41,6 +40,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 
+from procs import MemorySampler  # noqa: E402
 from scale_report import growth, markdown  # noqa: E402
 from synthetic_corpus import Seed, SyntheticCorpus, load_corpus  # noqa: E402
 
@@ -51,72 +51,6 @@ SPACE = "minilm_l6_v2_slogan"
 # 200 queries: every Stacks slogan (long, natural language), PlanetMath synonyms (short keyword look-ups) and
 # Stacks statements in LaTeX (long, premise selection): the three kinds of query the dev sets hold.
 QUERY_MIX = (("stacks_slogans_dev.jsonl", 80), ("planetmath_synonyms.jsonl", 60), ("stacks_proof_refs.jsonl", 60))
-
-
-# -- memory ---------------------------------------------------------------------------------------------------------
-def _status_kb(pid: int, key: str, path: str = "status") -> int:
-    try:
-        with open(f"/proc/{pid}/{path}") as f:
-            for line in f:
-                if line.startswith(key):
-                    return int(line.split()[1])
-    except (FileNotFoundError, ProcessLookupError, PermissionError):
-        pass
-    return 0
-
-
-def process_tree(root: int) -> list[int]:
-    """``root`` and all its descendants (the postmaster and its backends, workers, parallel helpers)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    out, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        out.append(pid)
-        todo += children.get(pid, [])
-    return out
-
-
-class MemorySampler(threading.Thread):
-    """Samples the RSS and PSS sums of a process tree and this process's RSS; keeps the peak of each per step."""
-
-    def __init__(self, root_pid: int, interval: float = 0.5) -> None:
-        super().__init__(daemon=True)
-        self.root_pid, self.interval = root_pid, interval
-        self.step = "start"
-        self.peaks: dict[str, dict[str, float]] = {}
-        self._halt = threading.Event()
-
-    def sample(self) -> None:
-        pids = process_tree(self.root_pid)
-        rss = sum(_status_kb(p, "VmRSS:") for p in pids) / 1024
-        pss = sum(_status_kb(p, "Pss:", "smaps_rollup") for p in pids) / 1024
-        py = _status_kb(os.getpid(), "VmRSS:") / 1024
-        peak = self.peaks.setdefault(self.step, {"pg_rss_mb": 0.0, "pg_pss_mb": 0.0, "python_rss_mb": 0.0, "pg_procs": 0})
-        peak["pg_rss_mb"] = max(peak["pg_rss_mb"], rss)
-        peak["pg_pss_mb"] = max(peak["pg_pss_mb"], pss)
-        peak["python_rss_mb"] = max(peak["python_rss_mb"], py)
-        peak["pg_procs"] = max(peak["pg_procs"], len(pids))
-
-    def run(self) -> None:
-        while not self._halt.wait(self.interval):
-            self.sample()
-
-    def stop(self) -> None:
-        self._halt.set()
-        self.join(timeout=5)
-        self.sample()
-
-    def overall(self) -> dict[str, float]:
-        keys = ("pg_rss_mb", "pg_pss_mb", "python_rss_mb")
-        return {k: max((p[k] for p in self.peaks.values()), default=0.0) for k in keys}
 
 
 # -- machine and code -------------------------------------------------------------------------------------------------

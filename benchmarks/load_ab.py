@@ -14,7 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from proc_cpu import postgres_cpu  # this script's folder, before the tree's: older trees lack it
+from procs import postgres_cpu  # this script's folder, before the tree's: older trees lack it
 
 tree, n, writers, data = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4])
 seed_dir = Path(sys.argv[5]) if len(sys.argv) > 5 else Path(os.environ["THEOREM_RAG_DATA_DIR"])

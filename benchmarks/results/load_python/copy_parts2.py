@@ -6,7 +6,7 @@ import sys, io
 from pathlib import Path
 REPO = Path(__file__).resolve().parents[3]
 sys.path[:0] = [str(REPO / "benchmarks"), str(REPO)]
-from proc_cpu import process_cpu
+from procs import process_cpu
 import psycopg
 from theorem_rag.db.server import EmbeddedServer
 

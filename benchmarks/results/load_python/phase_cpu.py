@@ -6,7 +6,7 @@ import shutil, sys, time
 from pathlib import Path
 REPO = Path(__file__).resolve().parents[3]
 sys.path[:0] = [str(REPO / "benchmarks"), str(REPO)]
-from proc_cpu import process_cpu
+from procs import process_cpu
 import bench_scale
 from synthetic_corpus import SyntheticCorpus
 from theorem_rag.db.store import TheoremStore
