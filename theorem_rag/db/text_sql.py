@@ -197,17 +197,20 @@ def text_search(
         return sql.SQL(" + ").join(sql.SQL("CASE WHEN {v} @@ %s::tsquery THEN %s::float8 ELSE 0 END").format(v=v) for _ in terms)
 
     # Two passes keep ts_rank_cd (the costly part: it reads positions) to the rows that can still reach the top k.
-    # The first ranks the best HEAD candidates by IDF share, which gives a k-th best final score; a later candidate
-    # can gain at most 0.1 * RANK_BOUND from the tie-breaker, so only those whose share comes within that of the
-    # k-th best final score are ranked in the second (at most ``rank_cap`` in all). A statement named as the query
-    # (or by one of its recorded aliases) is a candidate whatever its share and is ranked first.
+    # The first ranks the best 2 k candidates by IDF share (at least k + 20), which gives a k-th best final score; a
+    # later candidate can gain at most 0.1 * RANK_BOUND from the tie-breaker, so only those whose share comes within
+    # that of the k-th best final score are ranked in the second (at most ``rank_cap`` in all). A statement named as
+    # the query is a candidate whatever its share and is ranked first; one whose recorded alias is the query gets
+    # the same boost when it is ranked (as before the two passes).
     ranked = sql.SQL(
-        """SELECT c.id, x.doc_id, c.s / %s + 0.1 * least(x.rank, {bound}) + CASE WHEN c.named OR x.alias THEN {boost} ELSE 0 END AS score
+        """SELECT c.id, x.doc_id,
+            c.s / %s + 0.1 * least(x.rank, {bound}) + CASE WHEN c.named OR x.alias THEN {boost} ELSE 0 END AS score
         FROM ({rows}) AS c CROSS JOIN LATERAL (
             SELECT t.doc_id, ts_rank_cd(t.tsv, %s::tsquery, 1) AS rank, {alias} AS alias
             FROM {t} AS t WHERE t.ctid = c.tid OFFSET 0) AS x"""
     )
-    fmt = dict(t=sql.Identifier(names.text), boost=sql.Literal(EXACT_NAME_BOOST), bound=sql.Literal(RANK_BOUND), alias=sql.SQL(_ALIAS_SQL.format(a="t")))
+    fmt = dict(t=sql.Identifier(names.text), boost=sql.Literal(EXACT_NAME_BOOST), bound=sql.Literal(RANK_BOUND),
+               alias=sql.SQL(_ALIAS_SQL.format(a="t")))
     head_rows = sql.SQL("SELECT id, tid, named, s FROM cand ORDER BY named DESC, s DESC, id LIMIT %s")
     rest_rows = sql.SQL(
         """SELECT id, tid, named, s FROM cand

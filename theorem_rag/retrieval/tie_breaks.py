@@ -10,7 +10,9 @@ from dataclasses import replace
 from typing import Any
 
 from theorem_rag.query_understanding import QueryPlan
-from theorem_rag.query_understanding.names import devoted, is_name_query, name_class, name_words, prefer_statements, results_first
+from theorem_rag.query_understanding.names import (
+    devoted, is_name_query, name_class, name_words, prefer_statements, results_first,
+)  # fmt: skip
 from theorem_rag.records import Hit
 from theorem_rag.retrieval.routing import Routing
 
