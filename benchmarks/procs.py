@@ -19,32 +19,33 @@ def _stat(pid: int | str) -> tuple[str, list[str]]:
 
 def process_cpu(pid: int | str) -> float:
     """User + system seconds one process has used so far."""
-    fields = _stat(pid)[1]
+    return _cpu(_stat(pid)[1])
+
+
+def _live(pids) -> dict[int | str, tuple[str, list[str]]]:
+    """Name and stat fields of each of ``pids`` still alive (one that ends while it is read is left out)."""
+    out = {}
+    for pid in pids:
+        try:
+            out[pid] = _stat(pid)
+        except (OSError, ValueError, IndexError):
+            continue
+    return out
+
+
+def _cpu(fields: list[str]) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def postgres_cpu() -> float:
     """User + system seconds of every live postgres process on this machine (a benchmark's server is the only one)."""
-    total = 0.0
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            name, _ = _stat(pid)
-            if name.startswith("postgres"):
-                total += process_cpu(pid)
-        except (OSError, ValueError, IndexError):  # the process ended while it was read
-            continue
-    return total
+    return sum(_cpu(fields) for name, fields in _live(filter(str.isdigit, os.listdir("/proc"))).values()
+               if name.startswith("postgres"))  # fmt: skip
 
 
 def tree_cpu(pid: int) -> float:
     """User + system seconds of a process and its live descendants (a server and its workers)."""
-    total = 0.0
-    for p in process_tree(pid):
-        try:
-            total += process_cpu(p)
-        except (OSError, ValueError, IndexError):  # the process ended while it was read
-            continue
-    return total
+    return sum(_cpu(fields) for _, fields in _live(process_tree(pid)).values())
 
 
 def _status_kb(pid: int, key: str, path: str = "status") -> int:
@@ -61,14 +62,8 @@ def _status_kb(pid: int, key: str, path: str = "status") -> int:
 def process_tree(root: int) -> list[int]:
     """``root`` and all its descendants (the postmaster and its backends, workers, parallel helpers)."""
     children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
+    for entry, (_, fields) in _live(filter(str.isdigit, os.listdir("/proc"))).items():
+        children.setdefault(int(fields[1]), []).append(int(entry))
     out, todo = [], [root]
     while todo:
         pid = todo.pop()
