@@ -16,19 +16,18 @@ EVAL = Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
 
 
 def metrics(ranked: list[list[str]], rows: list[dict]) -> dict[str, float]:
-    """Hit@1/5/10/20 and MRR@20 of rankings against each row's ``relevant`` ids.
+    """Hit@1/5/10/20 and MRR@20 of rankings against each row's ``relevant`` ids (less its ``exclude``), averaged:
+    the harness's own per-query scoring (:func:`theorem_rag.eval.metrics.score_ranking`).
 
     >>> metrics([["a", "b"], ["c"]], [{"relevant": ["b"]}, {"relevant": ["x"]}])
     {'hit@1': 0.0, 'hit@5': 0.5, 'hit@10': 0.5, 'hit@20': 0.5, 'mrr@20': 0.25}
     """
-    out = dict.fromkeys(("hit@1", "hit@5", "hit@10", "hit@20", "mrr@20"), 0.0)
-    for ids, row in zip(ranked, rows, strict=True):
-        rel = set(row["relevant"])
-        rank = next((i for i, x in enumerate(ids[:20], 1) if x in rel), None)
-        for cut in (1, 5, 10, 20):
-            out[f"hit@{cut}"] += bool(rank and rank <= cut)
-        out["mrr@20"] += 1 / rank if rank else 0.0
-    return {key: round(value / len(rows), 4) for key, value in out.items()}
+    from theorem_rag.eval.metrics import score_ranking
+
+    keys = ("hit@1", "hit@5", "hit@10", "hit@20", "mrr@20")
+    scores = [score_ranking(ids, row["relevant"], ks=(1, 5, 10, 20), exclude=row.get("exclude", ()))
+              for ids, row in zip(ranked, rows, strict=True)]  # fmt: skip
+    return {key: round(sum(s[key] for s in scores) / len(rows), 4) for key in keys}
 
 
 def main() -> None:
