@@ -62,7 +62,7 @@ def model_card(name: str, meta: dict[str, Any], pair_report: str, metrics_md: st
     ]
     lines += [f"| {k} | {v} |" for k, v in cfg.items() if k != "extra"]
     lines += [f"| {k} | {v} |" for k, v in (cfg.get("extra") or {}).items()]
-    for key in ("pairs", "steps", "seconds", "device", "first_loss", "final_loss"):
+    for key in ("pairs", "steps", "seconds", "resumed_at_step", "device", "first_loss", "final_loss"):
         if key in meta.get("training", {}):
             lines.append(f"| training {key} | {meta['training'][key]} |")
     lines += ["", "## Training pairs", "", pair_report, ""]

@@ -19,6 +19,10 @@ from typing import Any
 from theorem_rag.training.pairs import Pair
 
 
+# The card's first loss is the mean over the first this many steps, its final loss over the last this many.
+FIRST_LOSSES, FINAL_LOSSES = 20, 50
+
+
 @dataclass
 class TrainConfig:
     """The recipe; written into the model card beside the weights."""
@@ -115,6 +119,9 @@ def train(pairs: Sequence[Pair], config: TrainConfig, out_dir: str | Path, *, pr
 
     checkpoint = out_dir / "checkpoint.pt"
     start = 0
+    # What the card reports (seconds, first and final loss) covers the whole run: a checkpoint carries the time
+    # spent and the losses it needs (the first FIRST_LOSSES, the last FINAL_LOSSES) into the run that resumes it.
+    spent, head, tail = 0.0, [], []
     if checkpoint.exists():
         state = torch.load(checkpoint, map_location=device, weights_only=False)
         if state.get("config") == asdict(config) and state.get("total") == total:
@@ -122,6 +129,7 @@ def train(pairs: Sequence[Pair], config: TrainConfig, out_dir: str | Path, *, pr
             optimizer.load_state_dict(state["optimizer"])
             scheduler.load_state_dict(state["scheduler"])
             start = state["step"]
+            spent, head, tail = state.get("seconds", 0.0), state.get("first_losses", []), state.get("last_losses", [])
     model.train()
     losses: list[float] = []
     began = time.time()
@@ -143,17 +151,22 @@ def train(pairs: Sequence[Pair], config: TrainConfig, out_dir: str | Path, *, pr
         bar.set_postfix(loss=f"{sum(losses[-20:]) / len(losses[-20:]):.3f}")
         if config.checkpoint_every and (step + 1) % config.checkpoint_every == 0 and step + 1 < total:
             torch.save({"config": asdict(config), "total": total, "step": step + 1, "model": model.state_dict(),
-                        "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()}, checkpoint)
+                        "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
+                        "seconds": spent + time.time() - began, "first_losses": (head + losses)[:FIRST_LOSSES],
+                        "last_losses": (tail + losses)[-FINAL_LOSSES:]}, checkpoint)  # fmt: skip
     bar.close()
     model.eval()
     model.save(str(out_dir))
     checkpoint.unlink(missing_ok=True)
+    first, last = (head + losses)[:FIRST_LOSSES], (tail + losses)[-FINAL_LOSSES:]
     summary = {
         "config": asdict(config), "pairs": len(pairs), "steps": total, "device": device,
-        "seconds": round(time.time() - began, 1),
-        "final_loss": round(sum(losses[-50:]) / max(1, len(losses[-50:])), 4) if losses else None,
-        "first_loss": round(sum(losses[:20]) / max(1, len(losses[:20])), 4) if losses else None,
+        "seconds": round(spent + time.time() - began, 1),
+        "final_loss": round(sum(last) / len(last), 4) if last else None,
+        "first_loss": round(sum(first) / len(first), 4) if first else None,
     }
+    if start:
+        summary["resumed_at_step"] = start
     (out_dir / "training.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return summary
 
