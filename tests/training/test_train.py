@@ -16,8 +16,8 @@ from tqdm.auto import tqdm as _real_tqdm  # noqa: E402
 from theorem_rag.training.pairs import Pair  # noqa: E402
 from theorem_rag.training.train import TrainConfig, train  # noqa: E402
 
-PAIRS = [Pair("name", f"name {i} of a lemma", f"Let $R$ be a ring number {i}; then $R$ is a ring.", "", f"x:{i}", f"x:{i}")
-         for i in range(8)]  # fmt: skip
+PAIRS = [Pair("name", f"name {i} of a lemma", f"Let $R$ be a ring number {i}; then $R$ is a ring.", "",
+              f"x:{i}", f"x:{i}") for i in range(8)]  # fmt: skip
 FIRST_PART_SECONDS = 3.0
 
 
