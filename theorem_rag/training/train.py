@@ -133,6 +133,11 @@ def train(pairs: Sequence[Pair], config: TrainConfig, out_dir: str | Path, *, pr
     model.train()
     losses: list[float] = []
     began = time.time()
+
+    def so_far() -> tuple[float, list[float], list[float]]:
+        """The whole run's seconds, first losses and last losses up to now, resumed parts included."""
+        return spent + time.time() - began, (head + losses)[:FIRST_LOSSES], (tail + losses)[-FINAL_LOSSES:]
+
     bar = tqdm(total=total, initial=start, desc="training", unit="batch", disable=not progress)
     for step in range(start, total):
         batch = plan[step]
@@ -150,18 +155,18 @@ def train(pairs: Sequence[Pair], config: TrainConfig, out_dir: str | Path, *, pr
         bar.update(1)
         bar.set_postfix(loss=f"{sum(losses[-20:]) / len(losses[-20:]):.3f}")
         if config.checkpoint_every and (step + 1) % config.checkpoint_every == 0 and step + 1 < total:
+            seconds, first, last = so_far()
             torch.save({"config": asdict(config), "total": total, "step": step + 1, "model": model.state_dict(),
                         "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
-                        "seconds": spent + time.time() - began, "first_losses": (head + losses)[:FIRST_LOSSES],
-                        "last_losses": (tail + losses)[-FINAL_LOSSES:]}, checkpoint)  # fmt: skip
+                        "seconds": seconds, "first_losses": first, "last_losses": last}, checkpoint)  # fmt: skip
     bar.close()
     model.eval()
     model.save(str(out_dir))
     checkpoint.unlink(missing_ok=True)
-    first, last = (head + losses)[:FIRST_LOSSES], (tail + losses)[-FINAL_LOSSES:]
+    seconds, first, last = so_far()
     summary = {
         "config": asdict(config), "pairs": len(pairs), "steps": total, "device": device,
-        "seconds": round(spent + time.time() - began, 1),
+        "seconds": round(seconds, 1),
         "final_loss": round(sum(last) / len(last), 4) if last else None,
         "first_loss": round(sum(first) / len(first), 4) if first else None,
     }
