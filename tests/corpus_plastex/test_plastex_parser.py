@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import doctest
+import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -120,7 +123,53 @@ def test_empty_text_and_text_without_statements_do_not_start_plastex():
         assert (result.statements, result.truncated, result.error) == ([], False, None)
 
 
-def test_macro_loop_times_out_with_an_error():
+@pytest.fixture(params=["fork", "interpreter"])
+def child(request, monkeypatch):
+    """plasTeX run in a fork of this process, or in a fresh interpreter (where a process cannot fork)."""
+    if request.param == "fork" and not hasattr(os, "fork"):
+        pytest.skip("this platform cannot fork")
+    monkeypatch.setattr(plastex_parser, "_can_fork", lambda: request.param == "fork")
+    return request.param
+
+
+def test_a_fork_and_a_fresh_interpreter_give_the_same_statements(monkeypatch):
+    if not hasattr(os, "fork"):
+        pytest.skip("this platform cannot fork")
+    text = (FIXTURES / "numbering.tex").read_text()
+    broken = dict(theorem_envs={"lemma": "lemma"}, preamble="\\def\\x{{\\x}}\n\\newtheorem{lemma}{Lemma}[section]")
+    runs = {}
+    for fork in (True, False):
+        monkeypatch.setattr(plastex_parser, "_can_fork", lambda fork=fork: fork)
+        runs[fork] = (parse_with_plastex(text, theorem_envs=ENVS, base_dir=str(FIXTURES)).statements,
+                      parse_with_plastex("\\section{A}\\begin{lemma} $\\x$ \\end{lemma}", **broken).warning)
+    assert len(runs[True][0]) == 5 and runs[True][1]
+    assert runs[True] == runs[False]
+
+
+def test_no_fork_while_another_thread_runs():
+    # A lock another thread holds at the fork would stay held in the child, which would then wait forever.
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert plastex_parser._can_fork() is False
+    finally:
+        stop.set()
+        other.join()
+
+
+def test_a_forked_child_that_blocks_is_stopped_by_the_wall_clock(monkeypatch):
+    if not hasattr(os, "fork"):
+        pytest.skip("this platform cannot fork")
+    # The fork inherits this stand-in: a parse that waits without using its CPU time.
+    monkeypatch.setattr(plastex_parser, "_parse_source", lambda source, envs: time.sleep(60))
+    started = time.perf_counter()
+    with pytest.raises(subprocess.TimeoutExpired):
+        plastex_parser._run_forked(("x", ["lemma"], None, 1 << 30, 5), 1.0)
+    assert time.perf_counter() - started < 10
+
+
+def test_macro_loop_times_out_with_an_error(child):
     # The loop never ends by itself: coming back at all, with this error, shows the child was stopped.
     result = parse_with_plastex(
         "\\begin{lemma} A. \\end{lemma}\n\\def\\x{\\x}\\x", theorem_envs={"lemma": "lemma"}, timeout_s=2
