@@ -145,7 +145,7 @@ def build_index(
     report.documents = len(documents)
     report.theorems = len(theorems)
     store.upsert_documents(documents)
-    counts = store.upsert_theorems(theorems)
+    counts = store.write_theorems(theorems)
     report.inserted, report.updated, report.unchanged = counts.inserted, counts.updated, counts.unchanged
     if prune:
         report.removed = store.delete_stale(owning_documents(documents), [t.id for t in theorems])

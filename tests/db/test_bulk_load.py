@@ -208,6 +208,38 @@ def test_deferred_indexes_are_built_again_as_they_were_even_by_another_process(s
     assert [h.theorem_id for h in store.search_text("Nakayama", k=1)] == ["stacks:00DV"]
 
 
+def test_a_build_loads_an_empty_index_by_copy_and_later_writes_by_upsert(store, pg_dsn, table_prefix, monkeypatch):
+    """``write_theorems`` (what ``index build`` writes with): into an empty index the bulk path, leaving every
+    index as it was and the same rows the upsert path writes; once it holds statements, the upsert."""
+    before = _index_definitions(store)
+    calls = []
+    monkeypatch.setattr(store, "upsert_theorems", lambda items, slogans=None: calls.append(len(items)))
+    counts = store.write_theorems(THEOREMS)
+    assert (counts.inserted, counts.updated, counts.unchanged, calls) == (len(THEOREMS), 0, 0, [])
+    assert _index_definitions(store) == before and store.deferred_indexes() == []
+    monkeypatch.undo()
+    with TheoremStore(pg_dsn, table=table_prefix + "_u") as other:
+        other.migrate()
+        other.upsert_theorems(THEOREMS)
+        ids = [t.id for t in THEOREMS]
+        assert store.get_theorems(ids) == other.get_theorems(ids) and store.count() == other.count() == len(ids)
+        assert [h.theorem_id for h in store.search_text("Nakayama lemma module", k=5)] == [
+            h.theorem_id for h in other.search_text("Nakayama lemma module", k=5)]
+    assert store.write_theorems(THEOREMS).unchanged == len(THEOREMS)  # now the upsert, which finds them stored
+    with TheoremStore(pg_dsn, table=table_prefix + "_d") as empty:
+        empty.migrate()
+        with pytest.raises(InputError, match="duplicate"):
+            empty.write_theorems([THEOREMS[0], THEOREMS[0]])
+        assert empty.count() == 0 and empty.deferred_indexes() == []
+
+
+def test_a_build_first_builds_the_indexes_an_interrupted_bulk_load_left_dropped(store):
+    before = _index_definitions(store)
+    store.defer_indexes()  # a load that stopped before its end
+    store.write_theorems(THEOREMS[:2])
+    assert _index_definitions(store) == before and store.deferred_indexes() == []
+
+
 def test_document_upsert_reads_only_the_vectors_of_its_statements(store):
     """The year sync after a document write goes through the statements' doc_id index to the vectors' primary key:
     with sequential scans disabled the plan has none on the vector table (it has no doc_id index, so the old

@@ -240,6 +240,25 @@ class TheoremStore(SpaceOps, DenseOps, TextOps, ReadOps, SideTableOps, BulkOps, 
         inserted = sum(1 for _, ins in changed if ins)
         return UpsertCounts(inserted, len(updated_ids), len(items) - len(changed))
 
+    def write_theorems(self, theorems: Iterable[Theorem]) -> UpsertCounts:
+        """What a build writes: :meth:`upsert_theorems`, except into an index without statements, which gets the
+        bulk path of a first load (the secondary indexes dropped, one ``COPY`` into the table, the indexes built
+        once after it: ``docs/scaling.md``). Indexes an interrupted bulk load left dropped are built first."""
+        items = list(theorems)
+        _check_unique([t.id for t in items], "theorem")
+        if self.deferred_indexes():
+            self.restore_indexes()
+        if not items or self.count():
+            return self.upsert_theorems(items)
+        self.defer_indexes()
+        try:
+            inserted = self.copy_theorems(items)
+        except InputError:  # another writer stored some of them since the count (the batch holds no duplicate)
+            return self.upsert_theorems(items)
+        finally:
+            self.restore_indexes()
+        return UpsertCounts(inserted, 0, 0)
+
     def _sync_vectors(self, conn: psycopg.Connection, ids: list[str]) -> None:
         """After statements changed: refresh the denormalized filter columns of their vectors."""
         for space in self._all_spaces(conn):
