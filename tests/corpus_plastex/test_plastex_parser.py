@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus_build import plastex_parser, tex_scan
+from corpus_build import plastex_child, plastex_parser, tex_scan
 from corpus_build.plastex_parser import compose_document, parse_with_plastex, scan_environments
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -128,7 +128,7 @@ def child(request, monkeypatch):
     """plasTeX run in a fork of this process, or in a fresh interpreter (where a process cannot fork)."""
     if request.param == "fork" and not hasattr(os, "fork"):
         pytest.skip("this platform cannot fork")
-    monkeypatch.setattr(plastex_parser, "_can_fork", lambda: request.param == "fork")
+    monkeypatch.setattr(plastex_child, "_can_fork", lambda: request.param == "fork")
     return request.param
 
 
@@ -139,7 +139,7 @@ def test_a_fork_and_a_fresh_interpreter_give_the_same_statements(monkeypatch):
     broken = dict(theorem_envs={"lemma": "lemma"}, preamble="\\def\\x{{\\x}}\n\\newtheorem{lemma}{Lemma}[section]")
     runs = {}
     for fork in (True, False):
-        monkeypatch.setattr(plastex_parser, "_can_fork", lambda fork=fork: fork)
+        monkeypatch.setattr(plastex_child, "_can_fork", lambda fork=fork: fork)
         runs[fork] = (parse_with_plastex(text, theorem_envs=ENVS, base_dir=str(FIXTURES)).statements,
                       parse_with_plastex("\\section{A}\\begin{lemma} $\\x$ \\end{lemma}", **broken).warning)
     assert len(runs[True][0]) == 5 and runs[True][1]
@@ -152,7 +152,7 @@ def test_no_fork_while_another_thread_runs():
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
-        assert plastex_parser._can_fork() is False
+        assert plastex_child._can_fork() is False
     finally:
         stop.set()
         other.join()
@@ -162,10 +162,10 @@ def test_a_forked_child_that_blocks_is_stopped_by_the_wall_clock(monkeypatch):
     if not hasattr(os, "fork"):
         pytest.skip("this platform cannot fork")
     # The fork inherits this stand-in: a parse that waits without using its CPU time.
-    monkeypatch.setattr(plastex_parser, "_parse_source", lambda source, envs: time.sleep(60))
+    monkeypatch.setattr(plastex_child, "_parse_source", lambda source, envs: time.sleep(60))
     started = time.perf_counter()
     with pytest.raises(subprocess.TimeoutExpired):
-        plastex_parser._run_forked(("x", ["lemma"], None, 1 << 30, 5), 1.0)
+        plastex_child._run_forked(("x", ["lemma"], None, 1 << 30, 5), 1.0)
     assert time.perf_counter() - started < 10
 
 

@@ -1,7 +1,7 @@
 """The first N documents of one source tree parsed both ways in turn (a fork of this process, a fresh interpreter
 per plasTeX run), alternating which goes first; checks the extractions are identical and prints the seconds.
 
-    python ab_fork.py TREE SOURCE_DIR N      # TREE: a checkout with the fork path (corpus_build/plastex_parser.py)
+    python ab_fork.py TREE SOURCE_DIR N      # TREE: a checkout with the fork path (corpus_build/plastex_child.py)
 """
 
 import pickle
@@ -12,7 +12,7 @@ from pathlib import Path
 
 tree, src, n = Path(sys.argv[1]).resolve(), Path(sys.argv[2]), int(sys.argv[3])
 sys.path.insert(0, str(tree))
-import corpus_build.plastex_parser as PP  # noqa: E402
+import corpus_build.plastex_child as PP  # noqa: E402
 from corpus_build.parse import DEFAULT_MAX_FILE_BYTES, adapters_for, plan_tree  # noqa: E402
 from corpus_build.report import SourceReport  # noqa: E402
 from corpus_build.units import parse_unit  # noqa: E402
