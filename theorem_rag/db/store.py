@@ -245,11 +245,11 @@ class TheoremStore(SpaceOps, DenseOps, TextOps, ReadOps, SideTableOps, BulkOps, 
         bulk path of a first load (the secondary indexes dropped, one ``COPY`` into the table, the indexes built
         once after it: ``docs/scaling.md``). Indexes an interrupted bulk load left dropped are built first."""
         items = list(theorems)
-        _check_unique([t.id for t in items], "theorem")
         if self.deferred_indexes():
             self.restore_indexes()
         if not items or self.count():
             return self.upsert_theorems(items)
+        _check_unique([t.id for t in items], "theorem")  # before anything is dropped (upsert_theorems checks its own)
         self.defer_indexes()
         try:
             inserted = self.copy_theorems(items)
