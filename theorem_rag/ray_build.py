@@ -3,7 +3,8 @@
 Statements flow in bounded batches through three stages, each a ``map_batches`` over actors that open their own
 database connection and write with ``COPY``:
 
-1. :class:`StatementWriter` upserts the batch's statements by id and content hash;
+1. :class:`StatementWriter` upserts the batch's statements by id and content hash (into an empty index, the bulk
+   path of a first load: the secondary indexes dropped first, each batch copied, the indexes built at the end);
 2. :class:`SloganStage` writes the slogans the cache lacks (the offline writer, or litellm with a global cap on
    concurrent requests: ``slogan_tasks`` actors each allowed ``llm_concurrency // slogan_tasks`` requests) and
    caches them per batch;
@@ -90,14 +91,17 @@ def _per_batch(n: int, value: float) -> list[float]:
 
 
 class StatementWriter:
-    """Upserts a batch of statements with ``COPY``."""
+    """Writes a batch of statements with ``COPY``: upserts them, or in a first load (``first_load``: the driver
+    dropped the secondary indexes, ``TheoremStore.begin_first_load``) copies them into the table."""
 
-    def __init__(self, store: StoreSpec) -> None:
+    def __init__(self, store: StoreSpec, first_load: bool = False) -> None:
         self.store = store.open()
+        self.first_load = first_load
 
     def __call__(self, batch: dict) -> dict:
         t0 = time.perf_counter()
-        counts = self.store.upsert_theorems(_theorems(batch))
+        theorems = _theorems(batch)
+        counts = self.store.write_first_load(theorems) if self.first_load else self.store.upsert_theorems(theorems)
         n = len(batch["record"])
         return _with(batch, n_inserted=_per_batch(n, counts.inserted), n_updated=_per_batch(n, counts.updated),
                      t_write=_per_batch(n, time.perf_counter() - t0))  # fmt: skip
@@ -230,6 +234,9 @@ def build_index_ray(
         del probe
         report.seconds["documents"] = time.perf_counter() - t0
 
+        # into an empty index: the bulk path of a first load, the secondary indexes built once after the pipeline
+        # (a build that fails before leaves them to the next build or to `theorem-rag db restore-indexes`)
+        first_load = store.begin_first_load([t.id for t in theorems])
         gpus = ray.cluster_resources().get("GPU", 0) if options.gpus_per_actor is None else options.gpus_per_actor
         gpu_each = 1.0 if options.gpus_per_actor is None and gpus else (options.gpus_per_actor or 0.0)
         if "concurrency" in writer and options.slogan_tasks > 1:
@@ -239,8 +246,8 @@ def build_index_ray(
         n_blocks = max(1, -(-len(rows) // options.batch_size))
         ds = ray.data.from_items(rows, override_num_blocks=n_blocks)
         bs = options.batch_size
-        ds = ds.map_batches(StatementWriter, fn_constructor_kwargs={"store": spec}, batch_size=bs,
-                            compute=ray.data.ActorPoolStrategy(size=options.writers), num_cpus=0.25)  # fmt: skip
+        ds = ds.map_batches(StatementWriter, fn_constructor_kwargs={"store": spec, "first_load": first_load},
+                            batch_size=bs, compute=ray.data.ActorPoolStrategy(size=options.writers), num_cpus=0.25)  # fmt: skip
         ds = ds.map_batches(SloganStage, fn_constructor_kwargs={"store": spec, "writer": writer, "documents": docs},
                             batch_size=bs, compute=ray.data.ActorPoolStrategy(size=options.slogan_tasks), num_cpus=0.5)  # fmt: skip
         gpu_opts = {"num_gpus": gpu_each} if gpu_each else {}
@@ -264,6 +271,10 @@ def build_index_ray(
         for stage in STAGES:
             report.seconds[f"{stage}_busy"] = totals.get(f"t_{stage}", 0.0)
         report.seconds["pipeline"] = time.perf_counter() - wall - report.seconds["documents"]
+        if first_load:
+            t0 = time.perf_counter()
+            store.restore_indexes()
+            report.seconds["restore_indexes"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
         if prune:

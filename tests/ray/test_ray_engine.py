@@ -23,6 +23,7 @@ ray = pytest.importorskip("ray", reason='the Ray engine tests need Ray: pip inst
 
 from corpus_build.ray_engine import TaskError, init_ray, ray_map  # noqa: E402
 from theorem_rag.config import DEFAULT_EMBED_MODEL  # noqa: E402
+from theorem_rag.db import sqltext  # noqa: E402
 from theorem_rag.db.names import space_name  # noqa: E402
 from theorem_rag.record_files import read_records  # noqa: E402
 
@@ -107,6 +108,8 @@ def test_ray_build_equals_local_build(local_ray, pg_dsn):
 
         from theorem_rag.cli import main
 
+        on_ray.migrate()
+        before = _indexes(on_ray)
         result = CliRunner().invoke(main, ["index", "build", "--records", str(FIXTURES / "integrations"), "--engine",
                                            "ray", "--ray-batch-size", "16", "--embed-backend", "torch", "--database-url", pg_dsn,
                                            "--table", "ray_eq_ray"])  # fmt: skip
@@ -116,6 +119,13 @@ def test_ray_build_equals_local_build(local_ray, pg_dsn):
                 "slogans 0 cached, 51 written, 0 failed; 51 embedded") in result.output
         build_index(local, Embedder(), theorems, documents, writer=OfflineSloganWriter(), space=space, progress=False)
         assert on_ray.has_index(space)
+        # into the empty index the bulk path: every secondary index dropped before the writes and built once after
+        # them (new objects, the same definitions); the upsert path would have kept the same objects
+        after = _indexes(on_ray)
+        assert {n: d for n, (d, _) in after.items()} == {n: d for n, (d, _) in before.items()}
+        kept = {f"{on_ray.names.theorems}_pkey", f"{on_ray.names.text}_pkey", sqltext.doc_index_name(on_ray.names)}
+        rebuilt = {n for n in before if after[n][1] != before[n][1]}
+        assert rebuilt == set(before) - kept and len(rebuilt) >= 8 and on_ray.deferred_indexes() == []
         ids_a, th_a, sl_a, vec_a = _state(local, space)
         ids_b, th_b, sl_b, vec_b = _state(on_ray, space)
         assert ids_b == ids_a and len(ids_a) == 51
@@ -127,6 +137,14 @@ def test_ray_build_equals_local_build(local_ray, pg_dsn):
         again = build_index_ray(pg_dsn, theorems, documents, space=space, table="ray_eq_ray",
                                 options=RayBuildOptions(batch_size=16))  # fmt: skip
         assert (again.inserted, again.updated, again.unchanged, again.slogans_written, again.embedded) == (0, 0, 51, 0, 0)
+
+
+def _indexes(store) -> dict[str, tuple[str, int]]:
+    """Each index of the statements and text tables: its definition and its object id."""
+    with store.connection() as conn:
+        return {n: (d, oid) for n, d, oid in conn.execute(
+            "SELECT indexname, indexdef, (quote_ident(schemaname) || '.' || quote_ident(indexname))::regclass::oid "
+            "FROM pg_indexes WHERE tablename = ANY(%s)", [[store.names.theorems, store.names.text]])}  # fmt: skip
 
 
 KILL_SCRIPT = """
@@ -192,6 +210,8 @@ def test_killed_build_reruns_without_loss_duplicates_or_redone_work(local_ray, p
         at_kill = conn.execute(f'SELECT count(*) FROM "{vec_table}"').fetchone()[0]
         cached_keys = {r[0] for r in conn.execute(f'SELECT key FROM "{table}_slogan_cache"')}
     assert 6 <= at_kill < 51, f"{at_kill} vectors at the kill; the build said: {proc.stdout.read().decode()[-3000:]}"
+    with TheoremStore(pg_dsn, table=table) as store:
+        assert store.deferred_indexes()  # killed in its first load, whose indexes are built at the end
     writer = OfflineSloganWriter()
     docs = {d.id: d for d in documents}
     keys = {t.id: cache_key_for(t, writer, docs.get(t.doc_id)) for t in theorems}
@@ -203,6 +223,7 @@ def test_killed_build_reruns_without_loss_duplicates_or_redone_work(local_ray, p
         assert store.vector_ids(space) == sorted(t.id for t in theorems)
         assert store.count() == 51 and store.count_vectors(space) == 51
         assert store.ids_missing_vectors(space) == []
+        assert store.deferred_indexes() == []  # the first load the kill cut short left them dropped; the rerun built them
 
 
 def test_arxiv_papers_parsed_on_ray_equal_the_local_parse(local_ray, tmp_path):

@@ -245,19 +245,33 @@ class TheoremStore(SpaceOps, DenseOps, TextOps, ReadOps, SideTableOps, BulkOps, 
         bulk path of a first load (the secondary indexes dropped, one ``COPY`` into the table, the indexes built
         once after it: ``docs/scaling.md``). Indexes an interrupted bulk load left dropped are built first."""
         items = list(theorems)
-        if self.deferred_indexes():
-            self.restore_indexes()
-        if not items or self.count():
+        if not self.begin_first_load([t.id for t in items]):
             return self.upsert_theorems(items)
-        _check_unique([t.id for t in items], "theorem")  # before anything is dropped (upsert_theorems checks its own)
-        self.defer_indexes()
         try:
-            inserted = self.copy_theorems(items)
-        except InputError:  # another writer stored some of them since the count (the batch holds no duplicate)
-            return self.upsert_theorems(items)
+            return self.write_first_load(items)
         finally:
             self.restore_indexes()
-        return UpsertCounts(inserted, 0, 0)
+
+    def begin_first_load(self, ids: Sequence[str]) -> bool:
+        """Before a build writes statements ``ids``: build the indexes an interrupted bulk load left dropped, then,
+        when the index holds no statement yet, drop its secondary indexes for a bulk load and return True (the
+        caller writes with :meth:`write_first_load` and ends with ``restore_indexes``). Duplicate ids are refused
+        before anything is dropped."""
+        if self.deferred_indexes():
+            self.restore_indexes()
+        if not ids or self.count():
+            return False
+        _check_unique(list(ids), "theorem")
+        self.defer_indexes()
+        return True
+
+    def write_first_load(self, theorems: Sequence[Theorem]) -> UpsertCounts:
+        """One batch of a first load (:meth:`begin_first_load`): ``COPY``, or the upsert if another writer has
+        stored some of the batch meanwhile (the batch holds no duplicate)."""
+        try:
+            return UpsertCounts(self.copy_theorems(theorems), 0, 0)
+        except InputError:
+            return self.upsert_theorems(theorems)
 
     def _sync_vectors(self, conn: psycopg.Connection, ids: list[str]) -> None:
         """After statements changed: refresh the denormalized filter columns of their vectors."""
