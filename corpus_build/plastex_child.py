@@ -5,7 +5,9 @@ of the calling process (plasTeX imported once, here) where it may fork safely, e
 A fork skips the interpreter's start-up, the import of plasTeX (about 0.3 s) and the exit that frees the document
 tree: 0.34 s against 0.90 s per OpenLogic file, a third less CPU for the shared corpora's parse, the same records
 (``benchmarks/results/parse_fork/``). A process with other threads (a Ray worker, a progress bar's monitor thread)
-does not fork: a lock another thread held at the fork would stay held in the child.
+does not fork (a lock another thread held at the fork would stay held in the child): it sends each parse to a fork
+server (``corpus_build/fork_server.py``), a single-threaded helper started once that imports plasTeX and forks in
+its place.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import sys
 import time
 from typing import Any
 
+from corpus_build.fork_server import ForkServer, ServerLost
 from corpus_build.tex_scan import clean_body
 
 _REF_RE = re.compile(r"\\(?:ref|cref|Cref|autoref)\*?\s*\{([^{}]*)\}")
@@ -277,7 +280,7 @@ def _run_forked(job: tuple, wall_s: float) -> tuple[int, bytes, bytes]:
 
 def run_child(source: str, envs: list[str], base_dir: str | None, timeout_s: float) -> tuple[str, Any]:
     """Run :func:`_serve` in a child process with ``timeout_s`` seconds of CPU time: a fork of this process where
-    it may fork (:func:`_can_fork`), else a fresh interpreter.
+    it may fork (:func:`_can_fork`), else a fork of the fork server (Linux), else a fresh interpreter.
 
     A child that does not use its CPU (blocked) is killed after a wall-clock backstop of 4 x ``timeout_s`` + 10 s.
 
@@ -288,7 +291,12 @@ def run_child(source: str, envs: list[str], base_dir: str | None, timeout_s: flo
     wall_s = 4 * timeout_s + 10
     job = (source, envs, base_dir, _MEMORY_LIMIT_BYTES, cpu_seconds)
     try:
-        returncode, out, err = _run_forked(job, wall_s) if _can_fork() else _run_interpreter(job, wall_s)
+        if _can_fork():
+            returncode, out, err = _run_forked(job, wall_s)
+        elif _use_server():
+            returncode, out, err = _run_in_server(job, wall_s)
+        else:
+            returncode, out, err = _run_interpreter(job, wall_s)
     except subprocess.TimeoutExpired:
         return "error", f"plasTeX gave no answer within {wall_s:g} s of wall-clock time"
     if returncode in (-signal.SIGXCPU, -signal.SIGKILL) and not out:
@@ -297,6 +305,24 @@ def run_child(source: str, envs: list[str], base_dir: str | None, timeout_s: flo
         last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
         return "error", f"plasTeX process died (exit code {returncode}) {last[0]}".strip()
     return pickle.loads(out)
+
+
+# Where this process may not fork (other threads: a Ray worker), a single-threaded helper started once imports
+# plasTeX and forks for each parse in its place.
+_SERVER = ForkServer("corpus_build.plastex_child:_run_forked", _PRELOAD)
+
+
+def _use_server() -> bool:
+    """Whether a process that may not fork parses through the fork server (Linux: it reads /proc)."""
+    return sys.platform.startswith("linux")
+
+
+def _run_in_server(job: tuple, wall_s: float) -> tuple[int, bytes, bytes]:
+    """:func:`_run_forked` in the fork server; a fresh interpreter if the server is lost."""
+    try:
+        return _SERVER.call(job, wall_s, timeout=wall_s + 30)
+    except ServerLost:
+        return _run_interpreter(job, wall_s)
 
 
 def _run_interpreter(job: tuple, wall_s: float) -> tuple[int, bytes, bytes]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus_build import plastex_child, plastex_parser, tex_scan
+from corpus_build import fork_server, plastex_child, plastex_parser, tex_scan
 from corpus_build.plastex_parser import compose_document, parse_with_plastex, scan_environments
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -123,27 +124,66 @@ def test_empty_text_and_text_without_statements_do_not_start_plastex():
         assert (result.statements, result.truncated, result.error) == ([], False, None)
 
 
-@pytest.fixture(params=["fork", "interpreter"])
+WAYS = ("fork", "server", "interpreter")
+
+
+def _run_as(monkeypatch, way: str) -> None:
+    """plasTeX run in a fork of this process, in a fork of the fork server (a process that may not fork itself), or
+    in a fresh interpreter."""
+    if way != "interpreter" and not sys.platform.startswith("linux"):
+        pytest.skip("the fork and the fork server need Linux")
+    monkeypatch.setattr(plastex_child, "_can_fork", lambda: way == "fork")
+    monkeypatch.setattr(plastex_child, "_use_server", lambda: way == "server")
+
+
+@pytest.fixture(params=WAYS)
 def child(request, monkeypatch):
-    """plasTeX run in a fork of this process, or in a fresh interpreter (where a process cannot fork)."""
-    if request.param == "fork" and not hasattr(os, "fork"):
-        pytest.skip("this platform cannot fork")
-    monkeypatch.setattr(plastex_child, "_can_fork", lambda: request.param == "fork")
+    _run_as(monkeypatch, request.param)
     return request.param
 
 
-def test_a_fork_and_a_fresh_interpreter_give_the_same_statements(monkeypatch):
-    if not hasattr(os, "fork"):
-        pytest.skip("this platform cannot fork")
+def test_a_fork_the_fork_server_and_a_fresh_interpreter_give_the_same_statements(monkeypatch):
     text = (FIXTURES / "numbering.tex").read_text()
     broken = dict(theorem_envs={"lemma": "lemma"}, preamble="\\def\\x{{\\x}}\n\\newtheorem{lemma}{Lemma}[section]")
     runs = {}
-    for fork in (True, False):
-        monkeypatch.setattr(plastex_child, "_can_fork", lambda fork=fork: fork)
-        runs[fork] = (parse_with_plastex(text, theorem_envs=ENVS, base_dir=str(FIXTURES)).statements,
-                      parse_with_plastex("\\section{A}\\begin{lemma} $\\x$ \\end{lemma}", **broken).warning)
-    assert len(runs[True][0]) == 5 and runs[True][1]
-    assert runs[True] == runs[False]
+    for way in WAYS:
+        _run_as(monkeypatch, way)
+        runs[way] = (parse_with_plastex(text, theorem_envs=ENVS, base_dir=str(FIXTURES)).statements,
+                     parse_with_plastex("\\section{A}\\begin{lemma} $\\x$ \\end{lemma}", **broken).warning)
+    assert len(runs["fork"][0]) == 5 and runs["fork"][1]
+    assert runs["fork"] == runs["server"] == runs["interpreter"]
+
+
+def test_a_threaded_process_parses_through_one_fork_server_started_once(monkeypatch):
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the fork server needs Linux")
+    monkeypatch.setattr(plastex_child, "_SERVER", fork_server.ForkServer(plastex_child._SERVER.target,
+                                                                         plastex_child._SERVER.preload))
+    monkeypatch.setattr(plastex_child, "_run_interpreter", lambda job, wall_s: pytest.fail("a fresh interpreter"))
+    lemma = "\\section{A}\\begin{lemma}[N] $x^2$ is fine. \\end{lemma}"
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)  # this process may not fork now
+    other.start()
+    try:
+        first = parse_with_plastex(lemma, theorem_envs={"lemma": "lemma"})
+        server = plastex_child._SERVER.pid
+        assert server is not None and server != os.getpid()
+        assert len(os.listdir(f"/proc/{server}/task")) == 1  # the server itself may fork
+        again = [parse_with_plastex(lemma, theorem_envs={"lemma": "lemma"}) for _ in range(3)]
+        assert plastex_child._SERVER.pid == server  # no new process but the forks of the server
+        assert [r.statements for r in again] == [first.statements] * 3 and first.statements[0].name == "N"
+        os.kill(server, signal.SIGKILL)  # a server that died is started again for the next parse
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{server}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":  # dead, not reaped
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert parse_with_plastex(lemma, theorem_envs={"lemma": "lemma"}).statements == first.statements
+        assert plastex_child._SERVER.pid not in (None, server)
+    finally:
+        stop.set()
+        other.join()
+        plastex_child._SERVER.close()
+    assert plastex_child._SERVER.pid is None
 
 
 def test_no_fork_while_another_thread_runs():
