@@ -32,6 +32,12 @@ from typing import Any
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def child_env() -> dict[str, str]:
+    """This process's environment with the project's root first on ``PYTHONPATH``: a child interpreter imports
+    ``corpus_build`` from the same tree, installed or not."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p))
+
+
 class ServerLost(RuntimeError):
     """The helper died or gave no answer in time; it has been stopped, and the next call starts a new one."""
 
@@ -104,10 +110,9 @@ class ForkServer:
         if self._proc is not None and self._owner == os.getpid() and self._proc.poll() is None:
             return self._proc
         self._stop()  # a dead helper; in a fork of the client, the parent's helper is only forgotten
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p))
         self._proc = subprocess.Popen([sys.executable, "-m", "corpus_build.fork_server", self.target, *self.preload],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                      env=env)  # fmt: skip
+                                      env=child_env())  # fmt: skip
         self._owner = os.getpid()
         return self._proc
 

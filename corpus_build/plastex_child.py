@@ -23,7 +23,7 @@ import sys
 import time
 from typing import Any
 
-from corpus_build.fork_server import ForkServer, ServerLost
+from corpus_build.fork_server import ForkServer, ServerLost, child_env
 from corpus_build.tex_scan import clean_body
 
 _REF_RE = re.compile(r"\\(?:ref|cref|Cref|autoref)\*?\s*\{([^{}]*)\}")
@@ -327,14 +327,12 @@ def _run_in_server(job: tuple, wall_s: float) -> tuple[int, bytes, bytes]:
 
 def _run_interpreter(job: tuple, wall_s: float) -> tuple[int, bytes, bytes]:
     """Run :func:`_child_main` in a fresh interpreter; ``(exit code, answer, stderr)``."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
     proc = subprocess.Popen(
         [sys.executable, "-c", "from corpus_build.plastex_child import _child_main; _child_main()"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=env,
+        env=child_env(),
     )
     try:
         out, err = proc.communicate(pickle.dumps(job), timeout=wall_s)
