@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import time
 from dataclasses import dataclass, field
@@ -33,9 +34,9 @@ class Extraction:
 
 def plastex_available() -> bool:
     """Whether the plasTeX path can run here (the module and plasTeX itself import)."""
+    if importlib.util.find_spec("plasTeX") is None:  # found, not imported (see plastex_parser.parse_with_plastex)
+        return False
     try:
-        import plasTeX  # noqa: F401
-
         from corpus_build import plastex_parser  # noqa: F401
     except ImportError:
         return False

@@ -15,6 +15,7 @@ supplies ``body_expanded``, ``number``, ``labels``, ``section`` and the proof's 
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -76,10 +77,11 @@ def parse_with_plastex(
     started = time.perf_counter()
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    try:
-        import plasTeX  # noqa: F401 - fail here, with the extra to install, rather than in every child
-    except ImportError as exc:
-        raise ImportError('parse_with_plastex needs plasTeX: pip install "theorem-rag[corpus]"') from exc
+    # Fail here, with the extra to install, rather than in every child; found, not imported: plasTeX sets logging's
+    # logger class for the whole process on import, so only the processes that run it (and a forking worker,
+    # which preloads it for its forks) import it.
+    if importlib.util.find_spec("plasTeX") is None:
+        raise ImportError('parse_with_plastex needs plasTeX: pip install "theorem-rag[corpus]"')
     envs = list(theorem_envs)
     spans = scan_environments(text, envs)
     if not text.strip() or not spans:

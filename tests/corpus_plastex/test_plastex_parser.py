@@ -186,6 +186,29 @@ def test_a_threaded_process_parses_through_one_fork_server_started_once(monkeypa
     assert plastex_child._SERVER.pid is None
 
 
+PARSE_IN_A_THREADED_PROCESS = """
+import logging, sys, threading
+from corpus_build.extract import plastex_available
+from corpus_build.plastex_parser import parse_with_plastex
+stop = threading.Event()
+threading.Thread(target=stop.wait, daemon=True).start()
+assert plastex_available()
+r = parse_with_plastex("\\\\begin{lemma}[N] A. \\\\end{lemma}", theorem_envs={"lemma": "lemma"})
+print(r.statements[0].name, "plasTeX" in sys.modules, logging.getLoggerClass() is logging.Logger)
+"""
+
+
+def test_a_process_that_does_not_fork_never_imports_plastex():
+    """plasTeX sets logging's logger class for the whole process on import: a threaded caller (an app, a Ray
+    worker) parses through the fork server and keeps plasTeX, and its logger class, out of its own process."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the fork server needs Linux")
+    out = subprocess.run([sys.executable, "-c", PARSE_IN_A_THREADED_PROCESS], capture_output=True, text=True,
+                         timeout=120, cwd=Path(plastex_child.__file__).parents[1])  # fmt: skip
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["N", "False", "True"]
+
+
 def test_no_fork_while_another_thread_runs():
     # A lock another thread holds at the fork would stay held in the child, which would then wait forever.
     stop = threading.Event()
