@@ -213,6 +213,7 @@ def build_index_ray(
     wall = time.perf_counter()
     spec = StoreSpec(dsn, table)
     store = TheoremStore(dsn, table=table)
+    first_load = False
     try:
         t0 = time.perf_counter()
         spaces = store.spaces()
@@ -235,7 +236,7 @@ def build_index_ray(
         report.seconds["documents"] = time.perf_counter() - t0
 
         # into an empty index: the bulk path of a first load, the secondary indexes built once after the pipeline
-        # (a build that fails before leaves them to the next build or to `theorem-rag db restore-indexes`)
+        # (or on the way out of a failed one, as the local build does; a killed build leaves them to the next build)
         first_load = store.begin_first_load([t.id for t in theorems])
         gpus = ray.cluster_resources().get("GPU", 0) if options.gpus_per_actor is None else options.gpus_per_actor
         gpu_each = 1.0 if options.gpus_per_actor is None and gpus else (options.gpus_per_actor or 0.0)
@@ -286,7 +287,11 @@ def build_index_ray(
             report.index_built = True
             report.seconds["hnsw"] = time.perf_counter() - t0
     finally:
-        store.close()
+        try:
+            if first_load and store.deferred_indexes():  # the pipeline failed before they were built
+                store.restore_indexes()
+        finally:
+            store.close()
     return report
 
 

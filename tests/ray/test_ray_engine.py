@@ -139,6 +139,25 @@ def test_ray_build_equals_local_build(local_ray, pg_dsn):
         assert (again.inserted, again.updated, again.unchanged, again.slogans_written, again.embedded) == (0, 0, 51, 0, 0)
 
 
+@pytest.mark.db
+def test_a_failed_ray_first_load_builds_its_indexes_on_the_way_out(local_ray, pg_dsn):
+    from theorem_rag.db.store import TheoremStore
+    from theorem_rag.ray_build import RayBuildOptions, build_index_ray
+
+    theorems, documents = _records()
+    with TheoremStore(pg_dsn, table="ray_fail") as store:
+        store.migrate()
+        before = _indexes(store)
+        with pytest.raises(Exception, match="no_such_option"):  # the slogan actors cannot be made: the pipeline fails
+            build_index_ray(pg_dsn, theorems, documents, space="minilm_slogan", table="ray_fail",
+                            writer={"spec": "offline", "no_such_option": 1}, options=RayBuildOptions(batch_size=16),
+                            build_hnsw=False)  # fmt: skip
+        after = _indexes(store)
+        assert store.deferred_indexes() == []
+        assert {n: d for n, (d, _) in after.items()} == {n: d for n, (d, _) in before.items()}
+        assert any(after[n][1] != before[n][1] for n in before)  # dropped by the first load, built again
+
+
 def _indexes(store) -> dict[str, tuple[str, int]]:
     """Each index of the statements and text tables: its definition and its object id."""
     with store.connection() as conn:
