@@ -64,6 +64,28 @@ def test_embeddings_are_normalized_float32_and_instructions_apply():
     assert plain.embed_documents([]).shape == (0, 384)
 
 
+def test_max_tokens_cuts_long_texts_and_keys_the_stored_vectors_on_the_limit():
+    from theorem_rag.errors import InputError
+
+    head = "Every module over a field is free."
+    long_text = head + " " + " ".join(f"The snake lemma gives an exact sequence number {i}." for i in range(60))
+    full, cut = Embedder(), Embedder(max_tokens=32)
+    assert (full.hash_tokens, cut.hash_tokens, Embedder(max_tokens=512).hash_tokens) == (0, 32, 0)
+    assert np.allclose(cut.embed_documents([head]), full.embed_documents([head]), atol=1e-5)  # short: the same
+    assert not np.allclose(cut.embed_documents([long_text]), full.embed_documents([long_text]), atol=1e-3)
+    # what the model reads of a long document: exactly its first 32 tokens, as the tokenizer would cut it itself
+    (kept,) = cut._cut([long_text])
+    tok = cut.model.tokenizer
+    assert long_text.startswith(kept) and len(tok(kept)["input_ids"]) == 32
+    assert tok(kept)["input_ids"] == tok(long_text, truncation=True, max_length=32)["input_ids"]
+    assert np.allclose(cut.embed_documents([long_text]), full.embed_documents([kept]), atol=1e-5)
+    # queries are read to the model's own limit
+    assert np.allclose(cut.embed_queries([long_text]), full.embed_queries([long_text]), atol=1e-6)
+    for bad in (-1, 1.5, True):
+        with pytest.raises(InputError, match="max_tokens"):
+            Embedder(max_tokens=bad)
+
+
 @pytest.mark.models
 def test_llama_index_adapter_matches_the_embedder():
     e = Embedder(query_instruction="Find:")

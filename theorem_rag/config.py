@@ -72,8 +72,16 @@ class Settings(BaseSettings):
         "searched only with the backend that built it.",
     )
     doc_instruction: str = Field("", description="Text prepended to every document before embedding.")
-    query_instruction: str = Field("", description="Text prepended to every query before embedding.")
+    query_instruction: str | None = Field(
+        None, description="Text prepended to every query before embedding; unset: the model's own (its "
+        "theorem_rag.json), if it was trained with one; empty: none.")
     embed_field: str = Field("slogan", description="What is embedded: 'slogan', 'latex' or 'both'.")
+    embed_max_tokens: int = Field(
+        128, ge=0, description="Read at most this many tokens of a statement's text when embedding it for the index "
+        "(queries are read to the model's own limit); 0: the model's own limit (256 for the base MiniLM; the adapted "
+        "model's is 128). A space whose vectors were made with another limit is embedded again by the next `index "
+        "build`.",
+    )
     embed_batch_size: int = Field(64, description="Batch size for embedding.")
     half_precision: bool = Field(False, description="Store embeddings as halfvec (for large models).")
     dense_index: str | None = Field(

@@ -51,16 +51,19 @@ def embed_text_for(theorem: Theorem, slogan: str | None, field: str) -> str:
     return f"{slogan}\n{latex}"
 
 
-def embed_hash(text: str, instruction: str = "") -> str:
-    """The hash a stored vector is keyed on: exactly what the model reads, the instruction and the text.
+def embed_hash(text: str, instruction: str = "", max_tokens: int = 0) -> str:
+    """The hash a stored vector is keyed on: exactly what the model reads, the instruction and the text, and how
+    many tokens of them when that is fewer than the model's own limit (``max_tokens``; 0: the model's own).
 
-    A vector whose hash differs from the one its statement gives now (another slogan, a changed macro) is stale
-    and is embedded again; any other edit of the statement leaves it alone.
+    A vector whose hash differs from the one its statement gives now (another slogan, a changed macro, another
+    limit) is stale and is embedded again; any other edit of the statement leaves it alone.
 
     >>> embed_hash("A slogan.") == embed_hash("A slogan."), embed_hash("A slogan.") == embed_hash("A slogan.", "query:")
     (True, False)
+    >>> embed_hash("A slogan.") == embed_hash("A slogan.", max_tokens=128)
+    False
     """
-    return digest(instruction, text)
+    return digest(instruction, text, f"max_tokens={max_tokens}") if max_tokens else digest(instruction, text)
 
 
 def _float32() -> Any:
@@ -113,12 +116,13 @@ def model_settings(model_path: str | os.PathLike) -> dict[str, Any]:
     return found
 
 
-def premise_instruction_of(model_name: str) -> str:
-    """The premise instruction a model was trained with (``premise_instruction`` of its ``theorem_rag.json``), or
-    ``""`` for a model without one (the base model: a premise query is then embedded as a plain query)."""
-    found = model_settings(resolve_model_path(model_name)).get("premise_instruction", "")
+def instruction_of(model_name: str, key: str = "premise_instruction") -> str:
+    """An instruction a model was trained with (``key`` of its ``theorem_rag.json``: ``premise_instruction`` or
+    ``query_instruction``), or ``""`` for a model without one (the base model: a premise query is then embedded as
+    a plain query, a plain query as it stands)."""
+    found = model_settings(resolve_model_path(model_name)).get(key, "")
     if not isinstance(found, str):
-        raise InputError(f"premise_instruction of model {model_name!r} must be a string, not {found!r}")
+        raise InputError(f"{key} of model {model_name!r} must be a string, not {found!r}")
     return found.strip()
 
 
@@ -132,7 +136,10 @@ class Embedder:
 
     ``premise_instruction`` is prepended to a statement whose premises are wanted (:meth:`embed_premise_queries`);
     ``None`` (the default) reads it from the model folder's ``theorem_rag.json``, else there is none and a premise
-    query is embedded like a search query (with the query instruction, if any).
+    query is embedded like a search query (with the query instruction, if any). ``query_instruction`` likewise:
+    ``None`` reads the model's own (a model trained with one), ``""`` embeds queries as they stand.
+    ``max_tokens`` (0: the model's own limit) is the most tokens of a document the model reads; queries are read
+    to the model's own limit. The hash a stored vector is keyed on records it (:attr:`hash_tokens`).
 
     >>> e = Embedder()                                   # doctest: +SKIP
     >>> e.embed_queries(["flat base change"]).shape      # doctest: +SKIP
@@ -143,33 +150,44 @@ class Embedder:
         self,
         model_name: str = DEFAULT_EMBED_MODEL,
         doc_instruction: str = "",
-        query_instruction: str = "",
+        query_instruction: str | None = None,
         batch_size: int = 64,
         device: str = "cpu",
         backend: str = "torch",
         cache_dir: str | os.PathLike | None = None,
         query_cache_size: int = 1024,
         premise_instruction: str | None = None,
+        max_tokens: int = 0,
     ) -> None:
         self.model_name = model_name
         self.doc_instruction = doc_instruction
-        self.query_instruction = query_instruction
+        self._query_instruction = query_instruction
         self.batch_size = batch_size
         self.device = device
         self.backend = check_backend(backend)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.query_cache_size = query_cache_size
         self._premise_instruction = premise_instruction
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0:
+            raise InputError(f"max_tokens must be 0 (the model's own limit) or a positive integer, got {max_tokens!r}")
+        self.max_tokens = max_tokens
         self._queries: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self._model: Any = None
         self._onnx: Any = None
 
     @property
+    def query_instruction(self) -> str:
+        """The instruction of search queries: the one given, else the model's ``theorem_rag.json``, else ``""``."""
+        if self._query_instruction is None:
+            self._query_instruction = instruction_of(self.model_name, "query_instruction")
+        return self._query_instruction
+
+    @property
     def premise_instruction(self) -> str:
         """The instruction of premise queries: the one given, else the model's ``theorem_rag.json``, else ``""``."""
         if self._premise_instruction is None:
-            self._premise_instruction = premise_instruction_of(self.model_name)
+            self._premise_instruction = instruction_of(self.model_name, "premise_instruction")
         return self._premise_instruction
 
     @property
@@ -216,17 +234,42 @@ class Embedder:
         return model
 
     @property
+    def hash_tokens(self) -> int:
+        """The token limit a stored vector's hash records (:func:`embed_hash`): ``max_tokens`` when it cuts
+        documents shorter than the model's own limit would (and the model's tokenizer can say where), else 0."""
+        if not self.max_tokens:
+            return 0
+        own = int(getattr(self.model, "max_seq_length", 0) or 0)
+        fast = bool(getattr(getattr(self.model, "tokenizer", None), "is_fast", False))
+        return self.max_tokens if fast and own > self.max_tokens else 0
+
+    def _cut(self, texts: list[str]) -> list[str]:
+        """Each text up to the end of its first ``max_tokens`` tokens (the model's special tokens counted), so the
+        model reads no more of a document than that; unchanged when the limit is not below the model's own."""
+        limit = self.hash_tokens
+        if not limit or not texts:
+            return texts
+        spans = self.model.tokenizer(texts, truncation=True, max_length=limit, return_offsets_mapping=True)
+        out = []
+        for text, offsets in zip(texts, spans["offset_mapping"]):
+            end = max((e for b, e in offsets if e > b), default=len(text))  # special tokens span nothing
+            out.append(text[:end])
+        return out
+
+    @property
     def dim(self) -> int:
         """Number of dimensions of the vectors."""
         get = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         return int(get())
 
-    def _encode(self, texts: Sequence[str], instruction: str, progress: bool) -> np.ndarray:
+    def _encode(self, texts: Sequence[str], instruction: str, progress: bool, cut: bool = False) -> np.ndarray:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         prefix = f"{instruction} " if instruction else ""
         texts = [prefix + t for t in texts]
+        if cut:
+            texts = self._cut(texts)
         if self.backend == "onnx-int8":
             return self.onnx.encode(texts, batch_size=self.batch_size, progress=progress)
         vectors = self.model.encode(
@@ -239,8 +282,9 @@ class Embedder:
         return np.asarray(vectors, dtype=np.float32)
 
     def embed_documents(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
-        """Embed statements (with the document instruction): an ``(n, dim)`` float32 array of unit rows."""
-        return self._encode(texts, self.doc_instruction, progress)
+        """Embed statements (with the document instruction, each read up to ``max_tokens`` tokens): an
+        ``(n, dim)`` float32 array of unit rows."""
+        return self._encode(texts, self.doc_instruction, progress, cut=True)
 
     def embed_queries(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
         """Embed search queries (with the query instruction): an ``(n, dim)`` float32 array of unit rows.

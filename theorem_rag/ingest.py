@@ -168,8 +168,8 @@ def build_index(
         store.reset_space(space, model, backend)
     # A vector is keyed on the text it embeds: a new slogan or a changed macro re-embeds that statement only.
     texts = {t.id: embed_text_for(t, run.slogans.get(t.id), field) for t in theorems}
-    instruction = getattr(embedder, "doc_instruction", "")
-    hashes = {tid: embed_hash(text, instruction) for tid, text in texts.items()}
+    instruction, tokens = getattr(embedder, "doc_instruction", ""), getattr(embedder, "hash_tokens", 0)
+    hashes = {tid: embed_hash(text, instruction, tokens) for tid, text in texts.items()}
     missing = set(store.ids_missing_vectors(space, hashes))
     todo = [t for t in theorems if t.id in missing]
     vector_store = TheoremVectorStore.from_store(store, space=space)

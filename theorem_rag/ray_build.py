@@ -139,7 +139,7 @@ class EmbedStage:
 
     def __init__(self, store: StoreSpec, model: str, instruction: str, batch_size: int, space: str, field: str,
                  device: str = "cpu", backend: str = "torch", cache_dir: str | None = None,
-                 threads: int | None = None, actors: int = 1) -> None:  # fmt: skip
+                 threads: int | None = None, actors: int = 1, max_tokens: int = 0) -> None:  # fmt: skip
         from theorem_rag.embed import Embedder
 
         if device == "cpu":
@@ -150,7 +150,7 @@ class EmbedStage:
             os.environ["OMP_NUM_THREADS"] = str(n)  # onnxruntime and anything loaded later
         self.store = store.open()
         self.embedder = Embedder(model, doc_instruction=instruction, batch_size=batch_size, device=device,
-                                 backend=backend, cache_dir=cache_dir)  # fmt: skip
+                                 backend=backend, cache_dir=cache_dir, max_tokens=max_tokens)  # fmt: skip
         self.space, self.field = space, field
         _ = self.embedder.onnx if backend == "onnx-int8" else self.embedder.model  # load once, in the constructor
 
@@ -159,7 +159,8 @@ class EmbedStage:
 
         theorems = _theorems(batch)
         texts = {t.id: embed_text_for(t, s or None, self.field) for t, s in zip(theorems, batch["slogan"])}
-        hashes = {tid: embed_hash(text, self.embedder.doc_instruction) for tid, text in texts.items()}
+        hashes = {tid: embed_hash(text, self.embedder.doc_instruction, self.embedder.hash_tokens)
+                  for tid, text in texts.items()}  # fmt: skip
         todo = self.store.ids_missing_vectors(self.space, hashes)
         t0 = time.perf_counter()
         vectors = self.embedder.embed_documents([texts[i] for i in todo])
@@ -182,6 +183,7 @@ def build_index_ray(
     field: str = "slogan",
     embed_model: str | None = None,
     doc_instruction: str = "",
+    embed_max_tokens: int = 0,
     embed_batch_size: int = 64,
     embed_backend: str = "auto",
     onnx_cache_dir: str | None = None,
@@ -198,8 +200,8 @@ def build_index_ray(
     ``writer`` holds the keyword arguments of :func:`theorem_rag.slogans.build_slogan_writer` (default: offline).
     ``embed_backend`` is ``torch``, ``onnx-int8`` (the ONNX file is built once here, under ``onnx_cache_dir``,
     and each node of a cluster builds its own there) or ``auto`` (the space's own backend; onnx-int8 for a new
-    space); a space keeps the backend that filled it. ``dense_index`` is the kind of HNSW index, as in the local
-    build.
+    space); a space keeps the backend that filled it. ``dense_index`` is the kind of HNSW index and
+    ``embed_max_tokens`` the most tokens of a text embedded (0: the model's own limit), as in the local build.
     """
     from theorem_rag.config import DEFAULT_EMBED_MODEL
     from theorem_rag.db.store import TheoremStore
@@ -223,7 +225,8 @@ def build_index_ray(
         store.upsert_documents(documents)
         # the space must exist before workers write to it; the dimension comes from the model (and an ONNX
         # export is built here once, so that local actors only load it)
-        probe = Embedder(embed_model, doc_instruction=doc_instruction, backend=embed_backend, cache_dir=onnx_cache_dir)
+        probe = Embedder(embed_model, doc_instruction=doc_instruction, backend=embed_backend, cache_dir=onnx_cache_dir,
+                         max_tokens=embed_max_tokens)  # fmt: skip
         if embed_backend == "onnx-int8":
             _ = probe.onnx
         store.vector_space(space, probe.dim, field=field, model=embed_model, backend=embed_backend,
@@ -259,7 +262,8 @@ def build_index_ray(
                                                    "batch_size": embed_batch_size, "space": space, "field": field,
                                                    "device": "cuda" if gpu_each else "cpu", "backend": embed_backend,
                                                    "cache_dir": onnx_cache_dir, "threads": options.embed_threads,
-                                                   "actors": options.embed_actors})  # fmt: skip
+                                                   "actors": options.embed_actors,
+                                                   "max_tokens": embed_max_tokens})  # fmt: skip
         totals: dict[str, float] = {}
         for batch in ds.iter_batches(batch_size=None, batch_format="numpy"):
             for k, v in batch.items():

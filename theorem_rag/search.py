@@ -390,7 +390,8 @@ def _embedder(s: Settings, model: str, backend: str) -> Any:
     from theorem_rag.embed import Embedder
 
     return Embedder(model, doc_instruction=s.doc_instruction, query_instruction=s.query_instruction,
-                    batch_size=s.embed_batch_size, backend=backend, cache_dir=Path(s.data_dir) / "onnx")  # fmt: skip
+                    batch_size=s.embed_batch_size, backend=backend, cache_dir=Path(s.data_dir) / "onnx",
+                    max_tokens=s.embed_max_tokens)  # fmt: skip
 
 
 def check_space_maker(space: Any, embedder: Any) -> None:

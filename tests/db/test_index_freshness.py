@@ -103,3 +103,12 @@ def test_statements_differing_only_in_label_or_section_get_their_own_slogans(sto
     report, texts = _build(store, e, twins, "slogan")
     assert report.slogans_written == 3 and len(set(texts)) == 3
     assert len({_slogan(store, t.id) for t in twins}) == 3
+
+
+def test_another_token_limit_re_embeds_every_statement_once(store):
+    e = CountingEmbedder()
+    _build(store, e, [A, B, C], "latex")
+    e.hash_tokens = 128  # an embedder that now cuts texts shorter than its model's own limit
+    report, texts = _build(store, e, [A, B, C], "latex")
+    assert report.embedded == 3 and sorted(texts) == sorted(t.text for t in (A, B, C))
+    assert _build(store, e, [A, B, C], "latex")[0].embedded == 0

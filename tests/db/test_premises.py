@@ -113,6 +113,18 @@ def test_premise_instruction_comes_from_the_model_folder(tmp_path):
     assert Embedder().premise_instruction == ""  # the bundled base model has none
 
 
+def test_query_instruction_comes_from_the_model_folder_unless_given(tmp_path):
+    assert Embedder(str(tmp_path)).query_instruction == ""
+    (tmp_path / MODEL_SETTINGS_FILE).write_text(json.dumps({"query_instruction": "query:", "premise_instruction": ""}))
+    assert Embedder(str(tmp_path)).query_instruction == "query:"
+    assert Embedder(str(tmp_path), query_instruction="").query_instruction == ""  # given: the file is not read
+    assert Embedder(str(tmp_path), query_instruction="find:").query_instruction == "find:"
+    (tmp_path / MODEL_SETTINGS_FILE).write_text(json.dumps({"query_instruction": ["query:"]}))
+    with pytest.raises(InputError, match="query_instruction .* must be a string"):
+        _ = Embedder(str(tmp_path)).query_instruction
+    assert Embedder().query_instruction == ""
+
+
 def test_premise_queries_are_cached_apart_from_search_queries():
     e = Embedder(premise_instruction="premises:")
     text = "Let $R$ be a local ring. Then $R$ has a unique maximal ideal."

@@ -127,3 +127,31 @@ def test_model_pairs_command_passes_the_proof_instruction(tmp_path, flag, prefix
     assert done.exit_code == 0, done.output
     (row,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert row["anchor"] == prefix + " ".join(rows[1].text.split())
+
+
+def test_query_instruction_goes_before_every_anchor_but_a_proof_one(tmp_path):
+    (tmp_path / "synonyms.jsonl").write_text(json.dumps({"id": "s-1", "query": "Nakayama's lemma",
+                                                         "relevant": ["x:5"]}) + "\n")
+    theorems = [thm("x:9", name="Krull's theorem", meta={"synonyms": ["Krull dimension theorem"]}),
+                thm("x:5", name="Nakayama's lemma"), thm("x:1", refs=("x:9",))]  # x:1 is in the training split
+    pairs = mine_pairs(theorems, exclusions=EvalExclusions.from_dir(tmp_path), kinds=("name", "synonym", "proof"),
+                       query_instruction="query:").pairs  # fmt: skip
+    assert sorted((p.kind, p.anchor) for p in pairs if p.kind != "proof") == [
+        ("name", "query: Krull's theorem"), ("synonym", "query: Krull dimension theorem")]
+    # the evaluation query is still recognised under the instruction; a proof anchor keeps the premise one only
+    (proof,) = [p for p in pairs if p.kind == "proof"]
+    assert proof.anchor == f"{PREMISE_INSTRUCTION} " + " ".join(theorems[2].text.split())
+
+
+def test_model_pairs_command_passes_the_query_instruction(tmp_path):
+    from theorem_rag.cli import main
+
+    records = tmp_path / "records"
+    records.mkdir()
+    (records / "theorems.jsonl").write_text(json.dumps(thm("x:1", name="Flat base change").to_dict()) + "\n")
+    (tmp_path / "eval").mkdir()
+    out = tmp_path / "pairs.jsonl"
+    done = CliRunner().invoke(main, ["model", "pairs", "--records", str(records), "--eval-dir", str(tmp_path / "eval"),
+                                     "--query-instruction", " query: ", "--out", str(out)])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert [json.loads(line)["anchor"] for line in out.read_text().splitlines()] == ["query: Flat base change"]

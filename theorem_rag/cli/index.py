@@ -134,7 +134,8 @@ def _build_on_ray(s, theorems, documents, limit, reembed, batch_size, embed_acto
     try:
         report = build_index_ray(resolve_dsn(s), theorems, documents, space=space_name(s.embed_model, s.embed_field),
                                  table=s.table, field=s.embed_field, embed_model=s.embed_model,
-                                 doc_instruction=s.doc_instruction, embed_batch_size=s.embed_batch_size,
+                                 doc_instruction=s.doc_instruction, embed_max_tokens=s.embed_max_tokens,
+                                 embed_batch_size=s.embed_batch_size,
                                  embed_backend=s.embed_backend, onnx_cache_dir=str(Path(s.data_dir) / "onnx"),
                                  writer=writer, options=options, prune=not limit, reembed=reembed,
                                  dense_index=s.dense_index)  # fmt: skip

@@ -31,7 +31,8 @@ def _proof_instruction(value: str | None) -> str:
     return PREMISE_INSTRUCTION if value is None else " ".join(value.split())
 
 
-def _mine(records: Path, eval_dir: Path | None, kinds: tuple[str, ...], seed: int, proof_instruction: str):
+def _mine(records: Path, eval_dir: Path | None, kinds: tuple[str, ...], seed: int, proof_instruction: str,
+          query_instruction: str = ""):  # fmt: skip
     from theorem_rag.record_files import read_records
     from theorem_rag.training.pairs import PAIR_KINDS, EvalExclusions, mine_pairs
 
@@ -39,7 +40,8 @@ def _mine(records: Path, eval_dir: Path | None, kinds: tuple[str, ...], seed: in
     docs = recs.documents.values() if isinstance(recs.documents, dict) else recs.documents
     try:
         return mine_pairs(recs.theorems, docs, exclusions=EvalExclusions.from_dir(eval_dir),
-                          kinds=kinds or PAIR_KINDS, seed=seed, proof_instruction=proof_instruction)
+                          kinds=kinds or PAIR_KINDS, seed=seed, proof_instruction=proof_instruction,
+                          query_instruction=query_instruction)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--kind") from e
 
@@ -57,6 +59,10 @@ instruction_option = click.option(
     "--proof-instruction", default=None, metavar="TEXT",
     help="Put before the citing statement of a proof pair (default 'premises:', which premise search then puts "
          "before its queries); '' for none, so that ordinary search learns the proof graph too.")
+query_instruction_option = click.option(
+    "--query-instruction", default="", metavar="TEXT",
+    help="Put before every other anchor (names, label words, synonyms, paper titles), e.g. 'query:'; the model's "
+         "settings record it and search puts it before queries in words. Default: none.")
 
 
 @click.group()
@@ -69,13 +75,15 @@ def model() -> None:
 @eval_option
 @kind_option
 @instruction_option
+@query_instruction_option
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the pairs as JSON Lines.")
-def pairs_command(records, eval_dir, kinds, proof_instruction, seed, out) -> None:
+def pairs_command(records, eval_dir, kinds, proof_instruction, query_instruction, seed, out) -> None:
     """Mine training pairs and print how many of each kind (and what was dropped, and why)."""
     if eval_dir is None:
         raise click.UsageError("give --eval-dir (the evaluation sets whose queries must not become training pairs)")
-    pair_set = _mine(records, eval_dir, kinds, seed, _proof_instruction(proof_instruction))
+    pair_set = _mine(records, eval_dir, kinds, seed, _proof_instruction(proof_instruction),
+                     " ".join(query_instruction.split()))
     click.echo(pair_set.report())
     if out:
         pair_set.write(out)
@@ -87,6 +95,7 @@ def pairs_command(records, eval_dir, kinds, proof_instruction, seed, out) -> Non
 @eval_option
 @kind_option
 @instruction_option
+@query_instruction_option
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Folder for the trained model (fp16 weights, theorem_rag.json, README.md model card).")
 @click.option("--base-model", default=DEFAULT_BASE_MODEL, show_default=True,
@@ -103,8 +112,8 @@ def pairs_command(records, eval_dir, kinds, proof_instruction, seed, out) -> Non
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--device", default="auto", show_default=True, help="auto (CUDA when present), cpu, cuda.")
 @click.option("--fp16/--fp32", default=True, show_default=True, help="Weights as saved in --out.")
-def train_command(records, eval_dir, kinds, proof_instruction, out, base_model, max_pairs, epochs, batch_size, learning_rate,
-                  max_seq_length, hard_negatives, matryoshka, seed, device, fp16) -> None:
+def train_command(records, eval_dir, kinds, proof_instruction, query_instruction, out, base_model, max_pairs, epochs,
+                  batch_size, learning_rate, max_seq_length, hard_negatives, matryoshka, seed, device, fp16) -> None:
     """Mine pairs, fine-tune BASE_MODEL with in-batch (and optionally hard) negatives, save it with its card.
 
     An interrupted run resumes from the last checkpoint when rerun with the same options.
@@ -116,14 +125,16 @@ def train_command(records, eval_dir, kinds, proof_instruction, out, base_model, 
         raise click.UsageError("give --eval-dir (the evaluation sets whose queries must not become training pairs)")
     limits = _limits(max_pairs)
     instruction = _proof_instruction(proof_instruction)
-    pair_set = _mine(records, eval_dir, kinds, seed, instruction)
+    query_instruction = " ".join(query_instruction.split())
+    pair_set = _mine(records, eval_dir, kinds, seed, instruction, query_instruction)
     chosen = subsample(pair_set.pairs, limits, seed=seed)
     click.echo(pair_set.report(), err=True)
     click.echo(f"training on {len(chosen):,} of {len(pair_set.pairs):,} pairs", err=True)
     config = TrainConfig(base_model=base_model, epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
                          max_seq_length=max_seq_length, hard_negatives=hard_negatives, matryoshka=matryoshka,
                          seed=seed, device=device, extra={"max_pairs": limits, "kinds": list(kinds) or "all",
-                                                  "proof_instruction": instruction})
+                                                  "proof_instruction": instruction,
+                                                  "query_instruction": query_instruction})
     work = out.with_name(out.name + ".work")
     summary = train(chosen, config, work)
     counts: dict[str, int] = {}
@@ -133,6 +144,7 @@ def train_command(records, eval_dir, kinds, proof_instruction, out, base_model, 
         f"{k} {v:,}" for k, v in sorted(counts.items()))
     meta = {
         "premise_instruction": instruction if counts.get("proof") else "", "proof_pairs": counts.get("proof", 0),
+        "query_instruction": query_instruction,
         "recipe": summary["config"], "training": summary, "pair_report": report,
         "command": "theorem-rag model " + " ".join(shlex.quote(a) for a in sys.argv[2:]),
     }

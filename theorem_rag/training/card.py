@@ -17,9 +17,9 @@ from theorem_rag.embed import model_settings as read_model_meta
 __all__ = ["MODEL_META", "export_model", "model_card", "read_model_meta"]
 
 
-def _premise_line(instruction: str, proof_pairs: int | None = None) -> str:
+def _premise_line(instruction: str, proof_pairs: int | None = None, query_instruction: str = "") -> str:
     """What the card says about premise queries (``proof_pairs``: how many proof-reference pairs it was trained
-    on; None when unknown, taken as none unless there is an instruction).
+    on; None when unknown, taken as none unless there is an instruction) and ordinary ones.
 
     >>> _premise_line("premises:")
     'Premise search embeds its queries as `"premises: <statement>"`; ordinary searches take no instruction.'
@@ -27,14 +27,19 @@ def _premise_line(instruction: str, proof_pairs: int | None = None) -> str:
     'No proof-reference pairs were in its training, so it has no '
     >>> _premise_line("", 3000)[:69]
     'Trained on 3,000 proof-reference pairs without an instruction (citing'
+    >>> _premise_line("premises:", query_instruction="query:")[-43:]
+    'ordinary searches embed `"query: <query>"`.'
     """
+    ordinary = (f'ordinary searches embed `"{query_instruction} <query>"`.' if query_instruction
+                else "ordinary searches take no instruction.")
     if instruction:
-        return f'Premise search embeds its queries as `"{instruction} <statement>"`; ordinary searches take no instruction.'
+        return f'Premise search embeds its queries as `"{instruction} <statement>"`; {ordinary}'
+    plain = f' (`"{query_instruction} <statement>"`, as {ordinary[:-1]})' if query_instruction else ""
     if proof_pairs:
         return (f"Trained on {proof_pairs:,} proof-reference pairs without an instruction (citing statement as it "
-                "stands -> cited statement), so premise search embeds a statement as a plain query.")
+                f"stands -> cited statement), so premise search embeds a statement as a plain query{plain}.")
     return ("No proof-reference pairs were in its training, so it has no premise instruction: premise search "
-            "embeds a statement as a plain query.")  # fmt: skip
+            f"embeds a statement as a plain query{plain}.")  # fmt: skip
 
 
 def model_card(name: str, meta: dict[str, Any], pair_report: str, metrics_md: str = "") -> str:
@@ -47,7 +52,7 @@ def model_card(name: str, meta: dict[str, Any], pair_report: str, metrics_md: st
         "from the records of the six shared corpora (no evaluation query is ever a training pair). Weights in fp16 "
         "safetensors; the library loads them as float32 on CPU.",
         "",
-        _premise_line(meta.get("premise_instruction", ""), meta.get("proof_pairs")),
+        _premise_line(meta.get("premise_instruction", ""), meta.get("proof_pairs"), meta.get("query_instruction", "")),
         "",
         "## Reproduce",
         "",

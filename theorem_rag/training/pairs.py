@@ -130,11 +130,14 @@ def mine_pairs(
     seed: int = 0,
     max_proof_pairs: int | None = None,
     proof_instruction: str = PREMISE_INSTRUCTION,
+    query_instruction: str = "",
 ) -> PairSet:
     """Mine deduplicated pairs with hard negatives from ``theorems`` (and the papers among ``documents``).
 
     ``proof_instruction`` is put before the citing statement of a proof pair; with ``""`` the statement stands
     alone, so ordinary search (which embeds a query as it stands) learns the proof graph too.
+    ``query_instruction`` (none by default) is put before every other anchor (names, label words, synonyms,
+    defined terms, paper titles), as search then puts it before a query.
     """
     unknown = set(kinds) - set(PAIR_KINDS)
     if unknown:
@@ -168,12 +171,14 @@ def mine_pairs(
     seen: set[tuple[str, str]] = set()
     dropped: Counter[str] = Counter()
 
-    def add(kind: str, anchor: str, target: Theorem, anchor_id: str, positive: str, negative_text) -> None:
+    def add(kind: str, anchor: str, target: Theorem, anchor_id: str, positive: str, negative_text,
+            instruction: str = query_instruction) -> None:  # fmt: skip
+        """A pair unless its anchor (as it stands, before ``instruction``) is an evaluation query or a repeat."""
         anchor = " ".join(anchor.split())
         if not anchor or _words(positive) < MIN_WORDS:
             dropped[f"{kind}: too short"] += 1
             return
-        if normalize(anchor.removeprefix(proof_instruction)) in exclusions.queries or normalize(anchor) in exclusions.queries:
+        if normalize(anchor) in exclusions.queries:
             dropped[f"{kind}: an evaluation query"] += 1
             return
         key = (normalize(anchor), target.id)
@@ -182,7 +187,7 @@ def mine_pairs(
             return
         seen.add(key)
         neg = negative_of(target, {target.id, anchor_id})
-        pairs.append(Pair(kind, anchor, positive, negative_text(neg), anchor_id, target.id))
+        pairs.append(Pair(kind, f"{instruction} {anchor}".strip(), positive, negative_text(neg), anchor_id, target.id))
 
     for t in theorems:
         section = t.section[-1] if t.section else ""
@@ -218,7 +223,7 @@ def mine_pairs(
             dropped["proof: over max_proof_pairs"] += max(0, len(proof_pairs) - max_proof_pairs)
             proof_pairs = proof_pairs[:max_proof_pairs]
         for citing, cited in proof_pairs:
-            add("proof", f"{proof_instruction} {citing.text}".strip(), cited, citing.id, full_of(cited.id), full_of)
+            add("proof", citing.text, cited, citing.id, full_of(cited.id), full_of, proof_instruction)
 
     if "paper" in kinds:
         for doc in documents:
