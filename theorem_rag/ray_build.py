@@ -159,8 +159,8 @@ class EmbedStage:
 
         theorems = _theorems(batch)
         texts = {t.id: embed_text_for(t, s or None, self.field) for t, s in zip(theorems, batch["slogan"])}
-        hashes = {tid: embed_hash(text, self.embedder.doc_instruction, self.embedder.hash_tokens)
-                  for tid, text in texts.items()}  # fmt: skip
+        instruction, tokens = self.embedder.doc_instruction, self.embedder.hash_tokens
+        hashes = {tid: embed_hash(text, instruction, tokens) for tid, text in texts.items()}
         todo = self.store.ids_missing_vectors(self.space, hashes)
         t0 = time.perf_counter()
         vectors = self.embedder.embed_documents([texts[i] for i in todo])

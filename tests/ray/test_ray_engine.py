@@ -22,7 +22,7 @@ import pytest
 ray = pytest.importorskip("ray", reason='the Ray engine tests need Ray: pip install "theorem-rag[ray]"')
 
 from corpus_build.ray_engine import TaskError, init_ray, ray_map  # noqa: E402
-from theorem_rag.config import DEFAULT_EMBED_MODEL  # noqa: E402
+from theorem_rag.config import DEFAULT_EMBED_MODEL, Settings  # noqa: E402
 from theorem_rag.db import sqltext  # noqa: E402
 from theorem_rag.db.names import space_name  # noqa: E402
 from theorem_rag.record_files import read_records  # noqa: E402
@@ -117,7 +117,9 @@ def test_ray_build_equals_local_build(local_ray, pg_dsn):
         space = space_name(DEFAULT_EMBED_MODEL, "slogan")
         assert (f"space {space}: 51 statements (51 new, 0 updated, 0 unchanged, 0 removed) in 6 documents; "
                 "slogans 0 cached, 51 written, 0 failed; 51 embedded") in result.output
-        build_index(local, Embedder(), theorems, documents, writer=OfflineSloganWriter(), space=space, progress=False)
+        tokens = Settings().embed_max_tokens  # what the CLI's build read of each slogan
+        build_index(local, Embedder(max_tokens=tokens), theorems, documents, writer=OfflineSloganWriter(), space=space,
+                    progress=False)  # fmt: skip
         assert on_ray.has_index(space)
         # into the empty index the bulk path: every secondary index dropped before the writes and built once after
         # them (new objects, the same definitions); the upsert path would have kept the same objects
@@ -134,7 +136,7 @@ def test_ray_build_equals_local_build(local_ray, pg_dsn):
         for i in ids_a:
             np.testing.assert_allclose(vec_b[i], vec_a[i], atol=1e-5)
         assert on_ray.stats()["theorems"] == local.stats()["theorems"] == 51
-        again = build_index_ray(pg_dsn, theorems, documents, space=space, table="ray_eq_ray",
+        again = build_index_ray(pg_dsn, theorems, documents, space=space, table="ray_eq_ray", embed_max_tokens=tokens,
                                 options=RayBuildOptions(batch_size=16))  # fmt: skip
         assert (again.inserted, again.updated, again.unchanged, again.slogans_written, again.embedded) == (0, 0, 51, 0, 0)
 
