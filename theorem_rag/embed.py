@@ -116,7 +116,7 @@ def model_settings(model_path: str | os.PathLike) -> dict[str, Any]:
     return found
 
 
-def instruction_of(model_name: str, key: str = "premise_instruction") -> str:
+def instruction_of(model_name: str, key: str) -> str:
     """An instruction a model was trained with (``key`` of its ``theorem_rag.json``: ``premise_instruction`` or
     ``query_instruction``), or ``""`` for a model without one (the base model: a premise query is then embedded as
     a plain query, a plain query as it stands)."""

@@ -32,7 +32,7 @@ def _proof_instruction(value: str | None) -> str:
 
 
 def _mine(records: Path, eval_dir: Path | None, kinds: tuple[str, ...], seed: int, proof_instruction: str,
-          query_instruction: str = ""):  # fmt: skip
+          query_instruction: str):  # fmt: skip
     from theorem_rag.record_files import read_records
     from theorem_rag.training.pairs import PAIR_KINDS, EvalExclusions, mine_pairs
 
@@ -60,7 +60,7 @@ instruction_option = click.option(
     help="Put before the citing statement of a proof pair (default 'premises:', which premise search then puts "
          "before its queries); '' for none, so that ordinary search learns the proof graph too.")
 query_instruction_option = click.option(
-    "--query-instruction", default="", metavar="TEXT",
+    "--query-instruction", default="", metavar="TEXT", callback=lambda _ctx, _param, value: " ".join(value.split()),
     help="Put before every other anchor (names, label words, synonyms, paper titles), e.g. 'query:'; the model's "
          "settings record it and search puts it before queries in words. Default: none.")
 
@@ -82,8 +82,7 @@ def pairs_command(records, eval_dir, kinds, proof_instruction, query_instruction
     """Mine training pairs and print how many of each kind (and what was dropped, and why)."""
     if eval_dir is None:
         raise click.UsageError("give --eval-dir (the evaluation sets whose queries must not become training pairs)")
-    pair_set = _mine(records, eval_dir, kinds, seed, _proof_instruction(proof_instruction),
-                     " ".join(query_instruction.split()))
+    pair_set = _mine(records, eval_dir, kinds, seed, _proof_instruction(proof_instruction), query_instruction)
     click.echo(pair_set.report())
     if out:
         pair_set.write(out)
@@ -125,7 +124,6 @@ def train_command(records, eval_dir, kinds, proof_instruction, query_instruction
         raise click.UsageError("give --eval-dir (the evaluation sets whose queries must not become training pairs)")
     limits = _limits(max_pairs)
     instruction = _proof_instruction(proof_instruction)
-    query_instruction = " ".join(query_instruction.split())
     pair_set = _mine(records, eval_dir, kinds, seed, instruction, query_instruction)
     chosen = subsample(pair_set.pairs, limits, seed=seed)
     click.echo(pair_set.report(), err=True)
