@@ -151,6 +151,11 @@ class Settings(BaseSettings):
     queue_wait: float = Field(1.0, gt=0, description="Seconds a search may wait for a thread before a 503.")
     query_cache: int = Field(1024, ge=0, description="Query vectors a server keeps (LRU) by query text; 0: none.")
     workers: int = Field(1, ge=1, description="REST server processes sharing the port and the database.")
+    keep_alive: float = Field(
+        75.0, gt=0, description="Seconds an idle HTTP connection is kept open (REST, MCP over HTTP). Longer than "
+        "clients keep theirs (httpx: 5 s), so that a client never sends a request on a connection the server is "
+        "closing at that moment (the client sees a dropped connection, not an answer).",
+    )
 
     # arXiv ingestion (`theorem-rag corpus arxiv`)
     arxiv_contact: str = Field(

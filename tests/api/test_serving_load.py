@@ -132,6 +132,26 @@ def test_a_full_server_answers_503_with_retry_after_at_once_and_serves_the_admit
         assert admission.inside == 0
 
 
+def test_sixty_four_clients_at_once_get_answers_or_quick_refusals(integ):
+    """A burst of 64 concurrent clients on a server bounded at 2 running + 4 waiting searches: every request gets
+    an answer (200) or a refusal (503 ``overloaded`` with ``Retry-After``), none a dropped connection or a
+    timeout, and the server is empty again afterwards."""
+    from theorem_rag.api.app import create_app
+
+    app = create_app(integ[0], search_threads=2, search_queue=4, queue_wait=30)
+    limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+    with serving(app) as url, httpx.Client(base_url=url, timeout=120, limits=limits) as c, \
+            ThreadPoolExecutor(64) as pool:
+        answers = list(pool.map(lambda i: c.get("/search", params={"q": QUERIES[i % 8], "k": 3}), range(64)))
+        codes = [r.status_code for r in answers]
+        assert set(codes) <= {200, 503} and codes.count(200) >= 6, codes
+        refused = [r for r in answers if r.status_code == 503]
+        assert {r.json()["error"] for r in refused} <= {"overloaded"}
+        assert all(int(r.headers["retry-after"]) >= 1 for r in refused)
+        assert all(r.json()["results"] for r in answers if r.status_code == 200)
+        assert app.state.service.admission.inside == 0
+
+
 def test_a_request_that_waits_too_long_for_a_slot_is_refused(integ):
     from theorem_rag.api.app import create_app
 

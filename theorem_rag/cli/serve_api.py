@@ -63,6 +63,10 @@ serving_options = [
                  help="Query vectors kept by query text (LRU; 0: none). [default: THEOREM_RAG_QUERY_CACHE or 1024]"),
     click.option("--batch-queries/--no-batch-queries", default=True, show_default=True,
                  help="Embed queries of concurrent requests together (more throughput under load)."),
+    click.option("--keep-alive", type=click.FloatRange(min=0, min_open=True),
+                 help="Seconds an idle connection stays open; keep it above the clients' own idle limit (httpx: "
+                 "5 s), or a client may send a request on a connection the server is closing. "
+                 "[default: THEOREM_RAG_KEEP_ALIVE or 75]"),
 ]  # fmt: skip
 
 
@@ -175,14 +179,15 @@ def api(host: str, port: int, max_body_bytes: int, log_level: str, batch_queries
         click.echo(f"theorem-rag API on http://{host}:{port} (docs: /docs), {settings.workers} worker processes",
                    err=True)  # fmt: skip
         uvicorn.run(f"{__name__}:worker_app", factory=True, workers=settings.workers, host=host, port=port,
-                    log_level=log_level, timeout_graceful_shutdown=5)  # fmt: skip
+                    log_level=log_level, timeout_graceful_shutdown=5, timeout_keep_alive=settings.keep_alive)  # fmt: skip
         return
     search = _open_search(torch_threads, settings, batch_queries)
     try:
         _warm_up(search)
         app = _rest_app(search, settings, max_body_bytes)
         click.echo(f"theorem-rag API on http://{host}:{port} (docs: /docs)", err=True)
-        uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)
+        uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5,
+                    timeout_keep_alive=settings.keep_alive)  # fmt: skip
     finally:
         search.close()
 
@@ -230,6 +235,6 @@ def mcp(transport: str, host: str, port: int, log_level: str, response: str, tor
             serve_http(server, host=host, port=port, api_key=api_key,
                        rate_limit_per_minute=settings.rate_limit_per_minute,
                        rate_limit_burst=settings.rate_limit_burst, log_level=log_level,
-                       json_response=response == "json")  # fmt: skip
+                       json_response=response == "json", keep_alive=settings.keep_alive)  # fmt: skip
     finally:
         search.close()

@@ -3,7 +3,7 @@
 ``THEOREM_RAG_API_KEY``, when set, is required on every request (``X-API-Key`` or ``Authorization: Bearer``), as
 on REST; without one the server refuses to listen beyond loopback. Rate limits are the REST API's token buckets.
 
->>> serve_http(build_server(search), host="0.0.0.0", port=8765, api_key=None)   # doctest: +SKIP
+>>> serve_http(build_server(search), host="0.0.0.0", port=8765, api_key=None, keep_alive=75)   # doctest: +SKIP
 Traceback (most recent call last):
 ValueError: the MCP server would listen on 0.0.0.0 without an API key, ...
 """
@@ -37,11 +37,14 @@ def http_app(server: Any, *, host: str = "127.0.0.1", api_key: str | None = None
 
 
 def serve_http(server: Any, *, host: str, port: int, api_key: str | None, rate_limit_per_minute: float = 0,
-               rate_limit_burst: int = 60, log_level: str = "info", json_response: bool = True) -> None:  # fmt: skip
-    """Serve MCP over streamable HTTP until interrupted; refuses a non-loopback ``host`` without ``api_key``."""
+               rate_limit_burst: int = 60, log_level: str = "info", json_response: bool = True,
+               keep_alive: float) -> None:  # fmt: skip
+    """Serve MCP over streamable HTTP until interrupted; refuses a non-loopback ``host`` without ``api_key``. Idle
+    connections stay open ``keep_alive`` seconds (``Settings.keep_alive``: longer than the clients keep theirs)."""
     check_bind(host, api_key, "the MCP server")
     import uvicorn
 
     app = http_app(server, host=host, api_key=api_key, rate_limit_per_minute=rate_limit_per_minute,
                    rate_limit_burst=rate_limit_burst, json_response=json_response)  # fmt: skip
-    uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5,
+                timeout_keep_alive=keep_alive)  # fmt: skip
