@@ -29,6 +29,24 @@ def wait_for_port(proc: subprocess.Popen, port: int, what: str, timeout: float =
         time.sleep(0.2)
 
 
+def assert_kept_alive(port: int, path: str, idle: float) -> None:
+    """One raw connection, two ``GET path`` requests ``idle`` seconds apart: the server answers both, so it kept the
+    connection open while it was idle. httpx drops an idle connection after 5 s; a server that closes one at 5 s
+    too (uvicorn's default) races the client's next request on it, which then fails as a dropped connection."""
+    request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
+        for i in range(2):
+            if i:
+                time.sleep(idle)
+            s.sendall(request)
+            head, _, body = s.recv(65536).partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 "), f"request {i + 1} after {idle if i else 0} s idle: {head!r}"
+            fields = dict(h.split(b":", 1) for h in head.split(b"\r\n")[1:])
+            length = int(next(v for k, v in fields.items() if k.lower() == b"content-length"))
+            while len(body) < length:
+                body += s.recv(65536)
+
+
 @contextmanager
 def serving(app, *, lifespan: str = "off") -> Iterator[str]:
     """Run the ASGI ``app`` with uvicorn in a thread on a free loopback port; yield its base URL; stop it after.

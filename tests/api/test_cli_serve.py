@@ -9,7 +9,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from loopback import free_port, wait_for_port
+from loopback import assert_kept_alive, free_port, wait_for_port
 from theorem_rag.cli.serve_api import api, mcp
 
 
@@ -74,31 +74,11 @@ def test_api_on_the_embedded_defaults_says_to_build_the_index(pg_server, tmp_pat
             r = c.get("/search", params={"q": "ring"}, headers={"X-API-Key": "k3y"})
             assert r.status_code == 503 and r.json()["error"] == "index_not_built"
             assert "theorem-rag index build" in r.json()["message"]
-        _assert_kept_alive(port, idle=6.0)
+        assert_kept_alive(port, "/health", idle=6.0)
     finally:
         proc.terminate()
         proc.wait(30)
     assert "k3y" not in proc.stderr.read().decode()
-
-
-def _assert_kept_alive(port: int, idle: float) -> None:
-    """One connection, two requests ``idle`` seconds apart: the server still holds the connection for the second.
-    httpx drops an idle connection after 5 s; a server that closes at 5 s too (uvicorn's default) races the
-    client's next request on it, which then fails with a dropped connection (seen at 64 clients)."""
-    import socket
-    import time
-
-    request = f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
-    with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
-        for i in range(2):
-            s.sendall(request)
-            head, _, rest = s.recv(65536).partition(b"\r\n\r\n")
-            assert head.startswith(b"HTTP/1.1 "), (i, head)
-            length = int(next(h.split(b":")[1] for h in head.split(b"\r\n") if h.lower().startswith(b"content-length")))
-            while len(rest) < length:
-                rest += s.recv(65536)
-            if i == 0:
-                time.sleep(idle)
 
 
 def _children(pid: int) -> list[str]:

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from integrations_index import integration_search, records
-from loopback import free_port, wait_for_port
+from loopback import assert_kept_alive, free_port, wait_for_port
 
 pytestmark = [pytest.mark.db, pytest.mark.models]
 
@@ -150,6 +150,7 @@ def test_streamable_http_session(integ, pg_dsn):
         r = httpx.post(url, content=b"{not json", headers={**headers, "X-API-Key": "mcp-k3y"})
         assert 400 <= r.status_code < 500 and r.status_code != 401
         assert proc.poll() is None
+        assert_kept_alive(port, "/mcp", idle=6.0)  # idle connections outlive the clients' own 5 s
     finally:
         proc.terminate()
         proc.wait(30)
