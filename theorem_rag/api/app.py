@@ -13,7 +13,7 @@ server or a request past its deadline 503 (the last three with ``Retry-After``).
 # No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose annotations name
 # closure variables (the auth scheme, the limits).
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 try:
@@ -26,7 +26,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the REST API needs FastAPI: pip install "theorem-rag[api]"') from err
 
 from theorem_rag.api.health import HealthProbe
-from theorem_rag.api.limits import BodySizeLimit, ServerTiming
+from theorem_rag.api.limits import BodySizeLimit, InternalErrors, ServerTiming
 from theorem_rag.errors import InputError
 from theorem_rag.guards.apikey import key_matches
 from theorem_rag.guards.ratelimit import RateLimit, RateLimiter
@@ -102,23 +102,19 @@ def _install_error_handlers(app: FastAPI, index_errors: tuple[type, type], reque
         codes = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
         return _error(exc.status_code, codes.get(exc.status_code, "http_error"), str(exc.detail), headers=exc.headers)
 
-    # A middleware, not an exception handler for Exception: Starlette runs that handler outermost and raises the
-    # exception again afterwards, and uvicorn then drops the connection instead of delivering the 500.
-    @app.middleware("http")
-    async def internal(request: Request, call_next: Callable[..., Any]) -> Any:
-        try:
-            return await call_next(request)
-        except Exception:
-            log.exception("unhandled error on %s %s", request.method, request.url.path)
-            return _error(500, "internal_error", "internal error; the server logged the details")
+    # The catch-all for bugs: plain ASGI middleware (theorem_rag.api.limits.InternalErrors says why).
+    app.add_middleware(InternalErrors, logger=log,
+                       respond=_error(500, "internal_error", "internal error; the server logged the details"))
 
 
-def _auth_dependency(api_key: str | None) -> Callable[..., None]:
+def _auth_dependency(api_key: str | None) -> Callable[..., Awaitable[None]]:
     header = APIKeyHeader(name="X-API-Key", auto_error=False, description="The key in THEOREM_RAG_API_KEY.")
     bearer = HTTPBearer(auto_error=False, description="The key in THEOREM_RAG_API_KEY, as a bearer token.")
 
-    def check(key: Annotated[str | None, Depends(header)] = None,
-              token: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)] = None) -> None:  # fmt: skip
+    # A coroutine: FastAPI runs a plain function dependency in a worker thread, one more thread hop per request
+    # for a comparison of two strings (benchmarks/results/serving_20261205/).
+    async def check(key: Annotated[str | None, Depends(header)] = None,
+                    token: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)] = None) -> None:  # fmt: skip
         if api_key is None:
             return
         given = key or (token.credentials if token else None)
