@@ -57,7 +57,11 @@ def test_search_shows_cards_with_rendered_math(page, tiny_search, shots):
     box = page.locator("#trag-query textarea, #trag-query input").first
     box.fill("a local ring has a unique maximal ideal")
     page.click("#trag-search-btn")
-    page.wait_for_selector("#trag-results .trag-card", timeout=60_000)
+    # A search that fails shows an error notice instead of cards: fail with its text rather than a 60 s timeout.
+    page.wait_for_selector("#trag-results .trag-card, #trag-results .trag-msg-error", timeout=60_000)
+    errors = page.locator("#trag-results .trag-msg-error")
+    assert errors.count() == 0, errors.first.inner_text()
+    page.wait_for_selector("#trag-results .trag-card", timeout=30_000)
     cards = page.locator("#trag-results .trag-card")
     assert cards.count() >= 3
     ids = cards.evaluate_all("els => els.map(e => e.dataset.theoremId)")
