@@ -5,13 +5,16 @@ comparisons of two versions of the load in one sitting (``bench_scale.py`` build
 
 TREE is a checkout of this repository (a worktree of another commit); WRITERS 0 calls ``load_corpus`` without the
 argument (for code older than it). Prints one RESULT line, with the CPU the load took per row in this process
-(making the batches included) and in the server's processes (Linux: read from /proc); DATA_DIR is deleted first.
+(making the batches included) and in the server's processes (Linux: read from /proc), then one RESTORE line: the
+wall and server CPU time of what the load left for its end (``restore_indexes``: the deferred indexes and the
+lexicon's count); DATA_DIR is deleted first.
 """
 
 import os
 import resource
 import shutil
 import sys
+import time
 from pathlib import Path
 
 from procs import postgres_cpu  # this script's folder, before the tree's: older trees lack it
@@ -46,5 +49,11 @@ pg_us, py_us = ((postgres_cpu() - pg0) / n * 1e6, (own_cpu() - py0) / n * 1e6)
 print(f"RESULT tree={tree.name} writers={writers or 'old'} rows/s={report.rows_per_second:,.0f} "
       f"theorems={report.seconds['theorems']:.1f}s load={report.load_seconds:.1f}s loadavg_start={start_load:.2f} "
       f"cpu_us/row: python={py_us:.0f} (batches made included) postgres={pg_us:.0f}")
+# What the load left for its end: the deferred indexes (and, since the lexicon is deferred too, its count), built
+# as a build does; the same builds for every tree, so the difference is what moved out of the load.
+pg0, t0 = postgres_cpu(), time.perf_counter()
+built = store.restore_indexes(maintenance_work_mem="2GB")
+print(f"RESTORE tree={tree.name} seconds={time.perf_counter() - t0:.1f} postgres_cpu={postgres_cpu() - pg0:.1f}s "
+      f"built={len(built)} lexicon_deferred={store.names.lexicon in built}")
 store.close()
 server.stop()

@@ -194,7 +194,8 @@ def test_deferred_indexes_are_built_again_as_they_were_even_by_another_process(s
     assert "gin_pending_list_limit='256'" in before[sqltext.text_index_name(store.names)]
     kept = {f"{store.names.theorems}_pkey", f"{store.names.text}_pkey", sqltext.doc_index_name(store.names)}  # document writes need doc_id's
     dropped = store.defer_indexes()
-    assert set(dropped) == set(before) - kept and sqltext.text_index_name(store.names) in dropped and len(dropped) >= 8
+    assert set(dropped) == set(before) - kept | {store.names.lexicon} and len(dropped) >= 9
+    assert sqltext.text_index_name(store.names) in dropped
     assert set(_index_definitions(store)) == kept and store.deferred_indexes() == sorted(dropped)
     assert store.defer_indexes() == []  # nothing left to drop; the definitions are kept once
     store.copy_theorems(THEOREMS)
@@ -206,6 +207,44 @@ def test_deferred_indexes_are_built_again_as_they_were_even_by_another_process(s
     assert _index_definitions(store) == before and store.deferred_indexes() == []
     assert store.restore_indexes() == []
     assert [h.theorem_id for h in store.search_text("Nakayama", k=1)] == ["stacks:00DV"]
+
+
+def _lexicon(store) -> dict[str, int]:
+    with store.connection() as conn:
+        query = sql.SQL("SELECT lexeme, ndoc FROM {l}").format(l=sql.Identifier(store.names.lexicon))
+        return dict(conn.execute(query).fetchall())
+
+
+def _lexicon_triggers_off(store) -> set[str]:
+    with store.connection() as conn:
+        rows = conn.execute("SELECT tgname FROM pg_trigger WHERE tgrelid = to_regclass(%s) AND tgenabled = 'D'",
+                            [store.names.text])
+        return {r[0] for r in rows}
+
+
+def test_a_first_load_counts_the_lexicon_once_at_its_end_as_the_triggers_would(store, pg_dsn, table_prefix):
+    """A bulk load turns the lexicon's triggers off (no per-batch upsert of every lexeme) and counts it from the
+    text table when it builds its indexes: the same counts the triggers keep for the same writes, even when
+    another process finishes the load; afterwards the triggers keep it again."""
+    with TheoremStore(pg_dsn, table=table_prefix + "_u") as other:
+        other.migrate()
+        other.upsert_theorems(THEOREMS)
+        expected = _lexicon(other)
+    assert expected["nakayama"] == 1 and len(expected) > 30
+
+    assert store.names.lexicon in store.defer_indexes()
+    assert _lexicon_triggers_off(store) == {"trag_lex_ins", "trag_lex_upd", "trag_lex_del"}
+    store.copy_theorems(THEOREMS[:3])
+    store.upsert_theorems(THEOREMS)  # a write by the other path meanwhile is counted at the end too
+    assert _lexicon(store) == {}  # nothing counted during the load
+    with TheoremStore(pg_dsn, table=store.names.prefix) as finisher:
+        assert store.names.lexicon in finisher.restore_indexes("64MB", parallel_workers=0)
+    assert _lexicon(store) == expected and _lexicon_triggers_off(store) == set() and store.deferred_indexes() == []
+
+    store.delete_theorems([THEOREMS[0].id])  # the triggers are back on
+    with TheoremStore(pg_dsn, table=table_prefix + "_u") as other:
+        other.delete_theorems([THEOREMS[0].id])
+        assert _lexicon(store) == _lexicon(other) != expected
 
 
 def test_a_build_loads_an_empty_index_by_copy_and_later_writes_by_upsert(store, pg_dsn, table_prefix, monkeypatch):

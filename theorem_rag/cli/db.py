@@ -85,7 +85,8 @@ def status(data_dir: Path | None, database_url: str | None, table: str | None) -
             deferred = store.deferred_indexes()
             if deferred:  # a bulk load stopped before building them again: searches work, but slowly
                 info["deferred_indexes"] = deferred
-                info["hint"] = "a bulk load dropped these indexes and did not build them again: theorem-rag db restore-indexes"
+                info["hint"] = ("a bulk load deferred these indexes (or the lexicon) and did not build them again: "
+                                "theorem-rag db restore-indexes")
     click.echo(json.dumps(info, indent=2))
 
 

@@ -2,8 +2,9 @@
 
 ``upsert_theorems`` is the path for everyday writes: it compares every row with the stored one. A first load of
 hundreds of thousands of statements does better by ``COPY`` straight into the table with the secondary indexes
-dropped and one build of each at the end (``benchmarks/bench_scale.py``). The lexicon and the counts stay current
-either way: the statement triggers of :mod:`theorem_rag.db.counters` fire for ``COPY`` too.
+dropped and one build of each at the end (``benchmarks/bench_scale.py``), and the lexicon counted once at the end
+too. The text table and the counts stay current either way: the statement triggers of
+:mod:`theorem_rag.db.counters` fire for ``COPY`` too.
 
 >>> store.defer_indexes()                                     # doctest: +SKIP
 >>> for batch in batches:                                     # doctest: +SKIP
@@ -20,10 +21,15 @@ from dataclasses import dataclass
 import psycopg
 from psycopg import Connection, sql
 
-from theorem_rag.db import sqltext
+from theorem_rag.db import counters, sqltext
 from theorem_rag.db.names import Names
+from theorem_rag.db.schema import execute_all
 from theorem_rag.errors import InputError
 from theorem_rag.records import Theorem
+
+
+# What ``deferred_indexes`` holds for the lexicon while a bulk load defers it (not SQL: never executed).
+LEXICON_DEFERRED = "lexicon: counted from the text table after the load (ts_stat)"
 
 
 @dataclass(frozen=True)
@@ -92,8 +98,11 @@ class BulkOps:
         Their definitions are kept in the ``deferred_indexes`` table in the same transaction, so
         :meth:`restore_indexes` builds them again, even after a crash in between. One ``CREATE INDEX`` over the
         loaded table costs far less than keeping each index current row by row (``benchmarks/bench_scale.py``).
+        The lexicon is deferred the same way, under its table's name: its triggers are turned off and it is
+        counted once at the end (:func:`counters.lexicon_triggers_enabled`).
         """
         with self.connection() as conn, conn.transaction():
+            lexicon = self._defer_lexicon(conn)
             rows = conn.execute(
                 "SELECT c.relname, pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
                 "WHERE i.indrelid IN (to_regclass(%s), to_regclass(%s)) AND NOT i.indisprimary AND c.relname <> %s "
@@ -108,17 +117,37 @@ class BulkOps:
                     [name, definition],
                 )
                 conn.execute(sql.SQL("DROP INDEX {i}").format(i=sql.Identifier(name)))
-        return [name for name, _ in rows]
+        return sorted([name for name, _ in rows] + lexicon)
+
+    def _defer_lexicon(self, conn: Connection) -> list[str]:
+        """Turn the lexicon's triggers off, noting it in ``deferred_indexes``; ``[]`` when they already are."""
+        on = conn.execute("SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass(%s) AND tgname = %s "
+                          "AND tgenabled <> 'D'", [self.names.text, counters.LEXICON_TRIGGERS[0]]).fetchone()[0]  # fmt: skip
+        if not on:
+            return []
+        for statement in counters.lexicon_triggers_enabled(self.names, False):
+            conn.execute(statement)
+        conn.execute(sql.SQL("INSERT INTO {d} (name, definition) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING").format(
+            d=sql.Identifier(self.names.deferred_indexes)), [self.names.lexicon, LEXICON_DEFERRED])  # fmt: skip
+        return [self.names.lexicon]
+
+    def _count_lexicon(self, conn: Connection) -> None:
+        """The deferred lexicon counted from the text table, its triggers on again first (their lock holds off the
+        table's writers until the count commits, so no write falls between the two)."""
+        for statement in counters.lexicon_triggers_enabled(self.names, True):
+            conn.execute(statement)
+        execute_all(conn, counters.recount_lexicon(self.names))
 
     def deferred_indexes(self) -> list[str]:
-        """Names of the indexes a bulk load dropped that are not built yet."""
+        """Names of the indexes a bulk load dropped that are not built yet (and the lexicon's table while it waits
+        to be counted)."""
         with self.connection() as conn:
             query = sql.SQL("SELECT name FROM {d} ORDER BY name").format(d=sql.Identifier(self.names.deferred_indexes))
             return [r[0] for r in conn.execute(query)]
 
     def restore_indexes(self, maintenance_work_mem: str = "1GB", parallel_workers: int | None = None) -> list[str]:
-        """Build every index :meth:`defer_indexes` dropped (and the full-text index, if missing), one transaction
-        each, then ``ANALYZE`` the table; returns the names built.
+        """Build every index :meth:`defer_indexes` dropped (and the full-text index, if missing) and count the
+        lexicon it deferred, one transaction each, then ``ANALYZE`` the tables; returns the names built.
 
         ``parallel_workers`` sets ``max_parallel_maintenance_workers`` (PostgreSQL 18 builds B-tree and GIN
         indexes in parallel); ``None`` keeps the server's setting.
@@ -129,6 +158,11 @@ class BulkOps:
             with self.connection() as conn, conn.transaction():
                 maintenance_settings(conn, maintenance_work_mem, parallel_workers)
                 row = conn.execute(sql.SQL("DELETE FROM {d} WHERE name = %s RETURNING definition").format(d=table), [name]).fetchone()
+                if name == self.names.lexicon:
+                    if row:  # not counted meanwhile by another process
+                        self._count_lexicon(conn)
+                        built.append(name)
+                    continue
                 exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [name]).fetchone()[0]
                 if row and not exists:
                     # The definition is PostgreSQL's own (pg_get_indexdef), read back from the catalog.

@@ -12,7 +12,8 @@ transaction, at a cost proportional to the rows written (never to the table):
   counts (``/health``, ``stats()``, the IDF's N), so nothing counts a table per query or per poll.
 
 A key or lexeme whose count drops to zero is deleted. :func:`recount` rebuilds both from the tables (the repair
-path, O(N), and what the migration seeds them with).
+path, O(N), and what the migration seeds them with). A first bulk load counts the lexicon once at its end instead
+(:func:`lexicon_triggers_enabled`).
 
 >>> [t for t, _ in vector_triggers(Names("theorems"), "minilm_slogan")]
 ['trag_count_ins', 'trag_count_del', 'trag_count_trunc']
@@ -199,6 +200,21 @@ def theorem_triggers(names: Names) -> list[sql.Composed]:
 def text_triggers(names: Names) -> list[sql.Composed]:
     """Triggers that keep the lexicon in step with the text table (migration 14)."""
     return _write_triggers(names, names.text, "lex")
+
+
+# The text table's triggers that keep the lexicon (the truncate trigger stays on: it only empties the lexicon).
+LEXICON_TRIGGERS = ("trag_lex_ins", "trag_lex_upd", "trag_lex_del")
+
+
+def lexicon_triggers_enabled(names: Names, enabled: bool) -> list[sql.Composed]:
+    """``ALTER TABLE`` statements that turn the lexicon's triggers off for a first bulk load, which counts the
+    lexicon once at its end (:func:`recount_lexicon`, one ``ts_stat`` pass: 4 us a statement at 200k, against
+    about 20 us a statement of PostgreSQL's CPU for the triggers' per-batch upserts,
+    ``benchmarks/results/load_cost_20261205/``), or back on. Either takes a lock that waits for the table's writers
+    and holds off new ones until the transaction ends."""
+    action, x = sql.SQL("ENABLE" if enabled else "DISABLE"), sql.Identifier(names.text)
+    alter = sql.SQL("ALTER TABLE {x} {a} TRIGGER {g}")
+    return [alter.format(x=x, a=action, g=sql.Identifier(g)) for g in LEXICON_TRIGGERS]
 
 
 def _count_triggers(names: Names, table: str, key: str) -> list[tuple[str, sql.Composed]]:
