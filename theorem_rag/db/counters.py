@@ -184,12 +184,20 @@ def function_names(names: Names) -> list[str]:
                                             "lex_del", "lex_trunc", "count_ins", "count_del", "count_trunc")]  # fmt: skip
 
 
+# The events of a table's write triggers ``trag_<what>_<suffix>``: (suffix, event, transition tables read).
+_WRITE_EVENTS = [
+    ("ins", "INSERT", "REFERENCING NEW TABLE AS nt"),
+    ("upd", "UPDATE", "REFERENCING OLD TABLE AS ot NEW TABLE AS nt"),
+    ("del", "DELETE", "REFERENCING OLD TABLE AS ot"),
+    ("trunc", "TRUNCATE", ""),
+]
+
+
 def _write_triggers(names: Names, table: str, what: str) -> list[sql.Composed]:
     """``trag_<what>_{ins,upd,del,trunc}`` on ``table``, each calling ``<prefix>_<what>_...`` with the transition
     tables it reads."""
-    events = [("ins", "INSERT", "REFERENCING NEW TABLE AS nt"), ("upd", "UPDATE", "REFERENCING OLD TABLE AS ot NEW TABLE AS nt"),
-              ("del", "DELETE", "REFERENCING OLD TABLE AS ot"), ("trunc", "TRUNCATE", "")]  # fmt: skip
-    return [_trigger(f"trag_{what}_{e}", event, table, _fn(names, f"{what}_{e}"), ref) for e, event, ref in events]
+    return [_trigger(f"trag_{what}_{e}", event, table, _fn(names, f"{what}_{e}"), ref)
+            for e, event, ref in _WRITE_EVENTS]
 
 
 def theorem_triggers(names: Names) -> list[sql.Composed]:
@@ -203,7 +211,7 @@ def text_triggers(names: Names) -> list[sql.Composed]:
 
 
 # The text table's triggers that keep the lexicon (the truncate trigger stays on: it only empties the lexicon).
-LEXICON_TRIGGERS = ("trag_lex_ins", "trag_lex_upd", "trag_lex_del")
+LEXICON_TRIGGERS = tuple(f"trag_lex_{e}" for e, _, _ in _WRITE_EVENTS if e != "trunc")
 
 
 def lexicon_triggers_enabled(names: Names, enabled: bool) -> list[sql.Composed]:
