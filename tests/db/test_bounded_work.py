@@ -5,12 +5,13 @@ executed plan (EXPLAIN ANALYZE), never timed; long full-text queries also rank l
 from dataclasses import replace
 
 import numpy as np
+import psycopg
 import pytest
 
 from theorem_rag.db.store import TheoremStore
 from theorem_rag.records import Document, Theorem
 
-from db_helpers import REFERENCE_LONG_QUERY, check_counters, long_statements, plan_rows, rows_read
+from db_helpers import REFERENCE_LONG_QUERY, check_counters, long_statements, plan_nodes, plan_rows, rows_read
 
 pytestmark = pytest.mark.db
 
@@ -319,6 +320,40 @@ def test_the_default_walk_follows_the_size_of_the_space(big_store, monkeypatch):
     q = np.random.default_rng(6).normal(size=384).astype(np.float32)
     hits = s.search_dense("v", q, k=20, pool=200)
     s.search_dense("v", q, k=20, pool=200, ef_search=1000)
-    assert walked == [300, 1000]
+    assert walked == [(300, 200), (1000, 200)]
     # the graph's levels are random: the smaller walk is held to the exact top 20 within one statement
     assert len({h.theorem_id for h in hits} & {h.theorem_id for h in s.exact_search("v", q, k=20)}) >= 19
+
+
+def test_the_default_pool_grows_with_the_space_past_the_longest_walk(big_store, monkeypatch):
+    """Without a pool of its own a dense search on a halfvec index re-ranks DEFAULT_POOL candidates up to the size
+    LARGE_POOL names and its larger pool above it (the walk then at its most, 1,000, and the pool past it: iterative
+    scan goes on walking), never fewer than k; a pool asked for is kept; the search re-ranks the pool it reports."""
+    from theorem_rag.db import dense
+
+    s = big_store
+    s.build_index("v")
+    assert s.space("v").index == "halfvec" and s.stats("v")["vectors"] == N_SYNTHETIC
+    assert dense.DEFAULT_POOL["halfvec"] == 200 and dense.LARGE_POOL["halfvec"][1] > dense.MAX_EF_SEARCH
+    n = N_SYNTHETIC
+    assert s.dense_walk("v", k=20) == (200, 200)
+    assert s.dense_walk("v", k=300) == (300, 300)
+    for most, walk_pool in [(n, (200, 200)), (n - 1, (1000, 1500))]:
+        monkeypatch.setitem(dense.LARGE_POOL, "halfvec", (most, 1500))
+        assert s.dense_walk("v", k=20) == walk_pool, most
+        assert s.dense_walk("v", k=20, pool=600) == (600, 600)
+        assert s.dense_walk("v", k=20, ef_search=300)[1] == walk_pool[1]
+    monkeypatch.setitem(dense.LARGE_POOL, "halfvec", (n - 1, 2500))
+    assert s.dense_walk("v", k=2600) == (1000, 2600)
+    # the search re-ranks that many candidates: with a pool of 1,500 past a walk of 1,000 it reads them all
+    q = np.random.default_rng(7).normal(size=384).astype(np.float32)
+    monkeypatch.setitem(dense.LARGE_POOL, "halfvec", (n - 1, 1500))
+    sp = s.space("v")
+    with s.connection() as conn, conn.transaction():
+        _, pool = s._walk_settings(conn, sp, 20, None, None, "relaxed_order", unfiltered=True)
+        query, params = dense.sqltext.dense_search(s.names, "v", sp.dim, sp.half, q, dense.Filters(), 20, pool,
+                                                   kind=sp.index)
+        plan = conn.execute(psycopg.sql.SQL("EXPLAIN (ANALYZE, FORMAT JSON) ") + query, params).fetchone()[0]
+    scans = [p for p in plan_nodes(plan) if p["Node Type"] == "Index Scan" and p.get("Relation Name") == s.names.vectors("v")]
+    assert pool == 1500 and scans and scans[0]["Actual Rows"] == 1500
+    assert len(s.search_dense("v", q, k=20)) == 20

@@ -26,6 +26,12 @@ MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
 # walk of ef_search 1,000) and the 800 more rows are read and re-ranked for nothing
 # (benchmarks/results/dense_seqscan/, benchmarks/results/scale_index/).
 DEFAULT_POOL = {"bit": 1000, "halfvec": 200}
+# The default pool of a larger space, per index kind: (the most vectors a space may hold for DEFAULT_POOL, the pool
+# above that). Once the walk is at MAX_EF_SEARCH (above 300,000 vectors for halfvec) only a pool past it finds more
+# of the exact top 20, the index walking on (iterative scan) until the pool is full: at 1M a halfvec pool of 200 to
+# 1,000 keeps 0.972 / 0.977 of the exact top 20 in two builds, 2,000 keeps 0.984 / 0.989 for about 15 ms more per
+# dense query; up to 300,000, 200 keeps 0.991 (benchmarks/results/scale_pool/).
+LARGE_POOL: dict[str, tuple[int, int]] = {"halfvec": (300_000, 2000)}
 # hnsw.ef_search when the caller names none, per index kind: steps of (the most vectors a space may hold for it, the
 # walk), smallest first; a larger space, and a kind not listed, walk MAX_EF_SEARCH. A half-precision walk of 200
 # finds the exact top 20 of the Stacks slogans (Recall@20 1.000) on the shared corpora (29k: 7-9 ms against 10-12
@@ -73,7 +79,7 @@ class DenseOps:
         space: str,
         qvec: Any,
         k: int = 10,
-        pool: int = 200,
+        pool: int | None = None,
         filters: Filters | dict | None = None,
         ef_search: int | None = None,
         iterative_scan: str = "relaxed_order",
@@ -81,54 +87,69 @@ class DenseOps:
         """Top ``k`` by exact cosine among a pool of ``pool`` candidates from the HNSW index (by Hamming distance of
         the quantized vectors, or by half-precision cosine: the space's index kind).
 
-        ``ef_search`` (``None``: by the index kind and the space's size, :data:`EF_SEARCH_STEPS`) is raised to the
-        pool size (up to 1000) since the index cannot return more candidates than that without iterative scan;
-        ``iterative_scan`` ('off', 'strict_order', 'relaxed_order') lets it continue when filters drop candidates.
-        Scores are cosine similarities.
+        ``pool`` (``None``: by the index kind and the space's size, :data:`DEFAULT_POOL` and :data:`LARGE_POOL`,
+        never less than ``k``) and ``ef_search`` (``None``: by the index kind and the space's size,
+        :data:`EF_SEARCH_STEPS`) are read with the space's maintained count in the statement that sets the walk;
+        ef_search is raised to the pool (up to 1000) since the index returns no more candidates than that without
+        iterative scan. ``iterative_scan`` ('off', 'strict_order', 'relaxed_order') lets the walk go on when filters
+        drop candidates or the pool is larger than ef_search. Scores are cosine similarities.
         """
         sp = self.space(space)
         q = as_vectors(qvec, sp.dim)[0]
         f = self._resolve_categories(Filters.from_mapping(filters))
-        check_k(k, pool)
+        check_k(k, k if pool is None else pool)
         _check_ef_search(ef_search)
         if iterative_scan not in ITERATIVE_SCAN_MODES:
             raise InputError(f"iterative_scan must be one of {', '.join(ITERATIVE_SCAN_MODES)}, got {iterative_scan!r}")
-        query, params = sqltext.dense_search(self.names, space, sp.dim, sp.half, q, f, k, pool, kind=sp.index)
         with self.connection() as conn, conn.transaction():
-            self._walk_settings(conn, sp, pool, ef_search, iterative_scan, unfiltered=f.is_empty)
+            _, pool = self._walk_settings(conn, sp, k, pool, ef_search, iterative_scan, unfiltered=f.is_empty)
+            query, params = sqltext.dense_search(self.names, space, sp.dim, sp.half, q, f, k, pool, kind=sp.index)
             rows = conn.execute(query, params).fetchall()
         return [Hit(tid, float(score), rank=i, doc_id=doc, dense_rank=i) for i, (tid, doc, score) in enumerate(rows, 1)]
 
-    def dense_ef_search(self, space: str, pool: int = 200, ef_search: int | None = None) -> int:
-        """The ``hnsw.ef_search`` a dense search of ``space`` with this pool walks (what :meth:`search_dense` sets)."""
+    def dense_walk(self, space: str, k: int = 10, pool: int | None = None, ef_search: int | None = None
+                   ) -> tuple[int, int]:  # fmt: skip
+        """The ``(hnsw.ef_search, pool)`` a dense search of ``space`` for ``k`` results walks and re-ranks (what
+        :meth:`search_dense` sets and uses)."""
+        check_k(k, k if pool is None else pool)
         _check_ef_search(ef_search)
         with self.connection() as conn, conn.transaction():
-            return self._walk_settings(conn, self.space(space), pool, ef_search, "relaxed_order", unfiltered=True)
+            return self._walk_settings(conn, self.space(space), k, pool, ef_search, "relaxed_order", unfiltered=True)
 
-    def _walk_settings(self, conn: Connection, sp: VectorSpace, pool: int, ef_search: int | None, iterative_scan: str,
-                       unfiltered: bool) -> int:  # fmt: skip
-        """Set the HNSW walk of a dense search in ``conn``'s transaction (one round trip); returns its ef_search."""
-        floor = min(pool, MAX_EF_SEARCH)
-        steps = EF_SEARCH_STEPS.get(sp.index) if ef_search is None else None
-        if not steps:
-            ef, params = sql.SQL("%s"), [max(ef_search or MAX_EF_SEARCH, floor)]
-        else:  # the space's maintained count: the walk grows with the index, with no query of its own
-            ef = sql.SQL("SELECT CASE {whens} ELSE %s END FROM (SELECT {n} AS n) AS c").format(
-                whens=sql.SQL(" ").join(sql.SQL("WHEN c.n <= %s THEN %s") for _ in steps), n=counters.count_of(self.names))
-            params = [*(x for most, walk in steps for x in (most, max(walk, floor))), MAX_EF_SEARCH,
-                      counters.vectors_key(sp.name)]  # fmt: skip
+    def dense_ef_search(self, space: str, pool: int | None = 200, ef_search: int | None = None) -> int:
+        """The ``hnsw.ef_search`` a dense search of ``space`` with this pool walks (what :meth:`search_dense` sets)."""
+        return self.dense_walk(space, k=1, pool=pool, ef_search=ef_search)[0]
+
+    def _walk_settings(self, conn: Connection, sp: VectorSpace, k: int, pool: int | None, ef_search: int | None,
+                       iterative_scan: str, unfiltered: bool) -> tuple[int, int]:  # fmt: skip
+        """Set the HNSW walk of a dense search in ``conn``'s transaction and choose its pool (one round trip);
+        returns ``(ef_search, pool)``. What follows the space's size reads its maintained count in that statement,
+        so the walk and the pool grow with the index at no query of their own."""
+        if pool is not None:
+            pool_sql, pool_params = sql.SQL("%s"), [pool]
+        else:  # never less than k
+            most, large = LARGE_POOL.get(sp.index, (None, None))
+            small = DEFAULT_POOL.get(sp.index, DEFAULT_POOL["bit"])
+            steps = ((most, max(small, k)),) if most is not None else ()
+            pool_sql, pool_params = _by_size(steps, max(large or small, k))
+        steps = EF_SEARCH_STEPS.get(sp.index, ()) if ef_search is None else ()
+        walk_sql, walk_params = _by_size(steps, ef_search or MAX_EF_SEARCH)
         # An unfiltered query is served best by the HNSW index at any size; at a few tens of thousands of vectors
         # the planner's estimate for a half-precision index with ef_search 1,000 prefers a sequential scan that
         # computes every distance instead (39 against 15 ms on the shared corpora, the same top 20:
         # benchmarks/results/dense_seqscan/). With filters the planner keeps its choice: a selective filter is
         # cheaper to scan than to walk the graph for.
         # set_config with bound values: SET cannot take parameters (LlamaIndex's hnsw_kwargs bug under psycopg 3).
+        # The walk is never shorter than the pool (up to MAX_EF_SEARCH).
         row = conn.execute(
-            sql.SQL("SELECT set_config('hnsw.ef_search', ({ef})::text, true), set_config('hnsw.iterative_scan', %s, true), "
-                    "set_config('enable_seqscan', %s, true)").format(ef=ef),
-            [*params, iterative_scan, "off" if unfiltered else "on"],
+            sql.SQL("""WITH c AS (SELECT {n} AS n), w AS (SELECT ({pool})::int AS pool, ({walk})::int AS walk FROM c)
+                SELECT set_config('hnsw.ef_search', greatest(w.walk, least(w.pool, %s))::text, true),
+                       set_config('hnsw.iterative_scan', %s, true), set_config('enable_seqscan', %s, true), w.pool
+                FROM w""").format(n=counters.count_of(self.names), pool=pool_sql, walk=walk_sql),
+            [counters.vectors_key(sp.name), *pool_params, *walk_params, MAX_EF_SEARCH, iterative_scan,
+             "off" if unfiltered else "on"],
         ).fetchone()  # fmt: skip
-        return int(row[0])
+        return int(row[0]), int(row[3])
 
     def exact_search(self, space: str, qvec: Any, k: int = 10, filters: Filters | dict | None = None) -> list[Hit]:
         """The reference ranking: exact cosine over every admissible vector (sequential scan)."""
@@ -140,6 +161,15 @@ class DenseOps:
         with self.connection() as conn:
             rows = conn.execute(query, params).fetchall()
         return [Hit(tid, float(score), rank=i, doc_id=doc, dense_rank=i) for i, (tid, doc, score) in enumerate(rows, 1)]
+
+
+def _by_size(steps: tuple[tuple[int, int], ...], above: int) -> tuple[sql.Composable, list[int]]:
+    """An SQL value that follows the space's maintained count ``c.n``: the value of the first of ``steps`` (the most
+    vectors, the value; smallest first) that holds it, else ``above``; a bound constant when there are no steps."""
+    if not steps:
+        return sql.SQL("%s"), [above]
+    whens = sql.SQL(" ").join(sql.SQL("WHEN c.n <= %s THEN %s") for _ in steps)
+    return sql.SQL("CASE {whens} ELSE %s END").format(whens=whens), [*(x for step in steps for x in step), above]
 
 
 def check_k(k: int, pool: int) -> None:

@@ -173,13 +173,16 @@ class TheoremRetriever(BaseRetriever):
         self.query_embed_model = query_embed_model if self.query_space else None
         super().__init__(**kwargs)
 
-    def pool_for(self, space: str) -> int:
-        """The candidate pool of a dense search in ``space``: the one asked for, else the default of the space's
-        index kind (:data:`~theorem_rag.db.dense.DEFAULT_POOL`)."""
+    def pool_for(self, space: str, k: int | None = None) -> int:
+        """The candidate pool of a dense search in ``space`` for ``k`` results (default: ``k`` of this retriever):
+        the one asked for, else the default of the space's index kind and size (``DEFAULT_POOL`` and ``LARGE_POOL``
+        of :mod:`theorem_rag.db.dense`); never less than ``k``."""
+        k = self.k if k is None else k
         if self.pool is not None:
-            return self.pool
-        kind = self.store.space(space).index if hasattr(self.store, "space") else "bit"
-        return DEFAULT_POOL.get(kind, DEFAULT_POOL["bit"])
+            return max(self.pool, k)
+        if hasattr(self.store, "dense_walk"):
+            return self.store.dense_walk(space, k=k)[1]
+        return max(DEFAULT_POOL["bit"], k)
 
     def options(self) -> dict[str, Any]:
         """Every ranking option of this retriever, as keyword arguments of the constructor."""
@@ -378,8 +381,8 @@ class TheoremRetriever(BaseRetriever):
                 vec = embedding if i == 0 and embedding is not None else self._embed(query, model)
                 for searched in (space, *self.extra_spaces):
                     ranking = self.store.search_dense(
-                        searched, vec, k=depth, pool=max(self.pool_for(searched), depth), filters=filters,
-                        ef_search=self.ef_search, iterative_scan=self.iterative_scan,
+                        searched, vec, k=depth, pool=None if self.pool is None else max(self.pool, depth),
+                        filters=filters, ef_search=self.ef_search, iterative_scan=self.iterative_scan,
                     )  # fmt: skip
                     if searched == space:
                         for h in ranking:

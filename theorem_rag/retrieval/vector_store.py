@@ -79,7 +79,7 @@ class TheoremVectorStore(BasePydanticVectorStore):
     stores_text: bool = True
     flat_metadata: bool = False
     space: str
-    pool: int = 1000
+    pool: int | None = None  # None: by the space's index kind and size (TheoremStore.search_dense)
     ef_search: int | None = None
     iterative_scan: str = "relaxed_order"
     _store: Any = PrivateAttr()
@@ -147,8 +147,8 @@ class TheoremVectorStore(BasePydanticVectorStore):
             filters = Filters.from_mapping({**_as_mapping(filters), "doc_id": list(query.doc_ids)})
         k = query.similarity_top_k
         hits = self._store.search_dense(
-            self.space, query.query_embedding, k=k, pool=max(self.pool, k), filters=filters,
-            ef_search=self.ef_search, iterative_scan=self.iterative_scan,
+            self.space, query.query_embedding, k=k, pool=None if self.pool is None else max(self.pool, k),
+            filters=filters, ef_search=self.ef_search, iterative_scan=self.iterative_scan,
         )  # fmt: skip
         if query.node_ids:
             hits = [h for h in hits if h.theorem_id in set(query.node_ids)]
