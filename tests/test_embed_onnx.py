@@ -65,12 +65,21 @@ def test_repeated_queries_come_from_the_cache(monkeypatch):
 @pytest.mark.models
 @pytest.mark.slow
 def test_onnx_int8_is_built_once_and_stays_close_to_torch(tmp_path, capfd):
-    torch_vecs = Embedder().embed_documents(TEXTS)
+    import onnx as onnx_files
+
+    plain = Embedder()
+    torch_vecs = plain.embed_documents(TEXTS)
     onnx = Embedder(backend="onnx-int8", cache_dir=tmp_path)
     vecs = onnx.embed_documents(TEXTS)
     assert f"building the int8 ONNX model of {DEFAULT_EMBED_MODEL} once" in capfd.readouterr().err
     files = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
     assert len(files) == 2 and files[0].startswith(f"{DEFAULT_EMBED_MODEL}-") and files[1].endswith("/model_int8.onnx")
+    # Attention was traced as plain products (fused attention's graph guards each layer's softmax against NaN and
+    # ran 1.3x slower), and the model kept its own attention for everything else.
+    graph = onnx_files.load(str(tmp_path / files[1])).graph
+    assert [n.op_type for n in graph.node].count("Softmax") == 6 and "IsNaN" not in {n.op_type for n in graph.node}
+    own = plain.model[0].auto_model.config._attn_implementation
+    assert onnx.model[0].auto_model.config._attn_implementation == own
     assert vecs.shape == (5, 384) and vecs.dtype == np.float32
     assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
     cos = (vecs * torch_vecs).sum(axis=1)
