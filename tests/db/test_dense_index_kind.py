@@ -106,15 +106,18 @@ def test_the_default_pool_follows_the_index_kind_and_an_explicit_one_wins(store,
     from theorem_rag.retrieval.retriever import TheoremRetriever
 
     _load(store, "toy", index=index)
-    asked: list[int] = []
-    search_dense = store.search_dense
+    reranked: list[int] = []  # the pool each dense search re-ranked, as the store chose it
+    walk = store._walk_settings
 
     def spy(*args, **kwargs):
-        asked.append(kwargs["pool"])
-        return search_dense(*args, **kwargs)
+        ef, chosen = walk(*args, **kwargs)
+        reranked.append(chosen)
+        return ef, chosen
 
-    store.search_dense = spy
+    store._walk_settings = spy
     embed = type("E", (), {"get_query_embedding": lambda self, q: theorem_vectors()[0].tolist()})()
-    hits = TheoremRetriever(store, embed, "toy", k=3, hybrid=False, understand=False).search("Nakayama")
+    plain = TheoremRetriever(store, embed, "toy", k=3, hybrid=False, understand=False)
+    hits = plain.search("Nakayama")
     TheoremRetriever(store, embed, "toy", k=3, pool=77, hybrid=False, understand=False).search("Nakayama")
-    assert len(hits) == 3 and asked == [pool, 77]
+    assert len(hits) == 3 and reranked == [pool, 77]
+    assert plain.pool_for("toy") == pool and store.dense_walk("toy", k=3)[1] == pool

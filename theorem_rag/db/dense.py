@@ -30,7 +30,7 @@ DEFAULT_POOL = {"bit": 1000, "halfvec": 200}
 # above that). Once the walk is at MAX_EF_SEARCH (above 300,000 vectors for halfvec) only a pool past it finds more
 # of the exact top 20, the index walking on (iterative scan) until the pool is full: at 1M a halfvec pool of 200 to
 # 1,000 keeps 0.972 / 0.977 of the exact top 20 in two builds, 2,000 keeps 0.984 / 0.989 for about 15 ms more per
-# dense query; up to 300,000, 200 keeps 0.991 (benchmarks/results/scale_pool/).
+# dense query; up to 300,000, 200 keeps 0.986-0.991 (benchmarks/results/scale_pool/).
 LARGE_POOL: dict[str, tuple[int, int]] = {"halfvec": (300_000, 2000)}
 # hnsw.ef_search when the caller names none, per index kind: steps of (the most vectors a space may hold for it, the
 # walk), smallest first; a larger space, and a kind not listed, walk MAX_EF_SEARCH. A half-precision walk of 200
