@@ -343,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
         retriever = TheoremRetriever(store, SentenceTransformerEmbedding(embedder), SPACE, k=args.k,
                                      pool=settings.candidate_pool, ef_search=settings.ef_search,
                                      iterative_scan=settings.iterative_scan, hybrid=True, rrf_k=settings.rrf_k)  # fmt: skip
-        pool = retriever.pool_for(SPACE)  # the setting, or the default of the space's index kind
+        pool = retriever.pool_for(SPACE)  # the setting, or the default of the space's index kind and size
         # the setting, or the walk the index kind and the space's size get (dense.EF_SEARCH_STEPS)
         result.update(k=args.k, pool=pool, ef_search=store.dense_ef_search(SPACE, pool, settings.ef_search),
                       text_k=max(args.k, retriever.depth), warmup=args.warmup)  # fmt: skip
