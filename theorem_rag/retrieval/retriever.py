@@ -174,9 +174,8 @@ class TheoremRetriever(BaseRetriever):
         super().__init__(**kwargs)
 
     def pool_for(self, space: str, k: int | None = None) -> int:
-        """The candidate pool of a dense search in ``space`` for ``k`` results (default: ``k`` of this retriever):
-        the one asked for, else the default of the space's index kind and size (``DEFAULT_POOL`` and ``LARGE_POOL``
-        of :mod:`theorem_rag.db.dense`); never less than ``k``."""
+        """The candidate pool of a dense search in ``space`` for ``k`` results (default: this retriever's): the one
+        asked for, else the store's default by the space's index kind and size (``dense_walk``); at least ``k``."""
         k = self.k if k is None else k
         if self.pool is not None:
             return max(self.pool, k)
