@@ -354,6 +354,7 @@ def test_the_default_pool_grows_with_the_space_past_the_longest_walk(big_store, 
         query, params = dense.sqltext.dense_search(s.names, "v", sp.dim, sp.half, q, dense.Filters(), 20, pool,
                                                    kind=sp.index)
         plan = conn.execute(psycopg.sql.SQL("EXPLAIN (ANALYZE, FORMAT JSON) ") + query, params).fetchone()[0]
-    scans = [p for p in plan_nodes(plan) if p["Node Type"] == "Index Scan" and p.get("Relation Name") == s.names.vectors("v")]
+    vectors = s.names.vectors("v")
+    scans = [p for p in plan_nodes(plan) if p["Node Type"] == "Index Scan" and p.get("Relation Name") == vectors]
     assert pool == 1500 and scans and scans[0]["Actual Rows"] == 1500
     assert len(s.search_dense("v", q, k=20)) == 20
