@@ -101,13 +101,18 @@ def read_seed(seed_dir: Path, space: str, limit: int | None) -> Seed:
 
 
 # -- queries --------------------------------------------------------------------------------------------------------
-def dev_queries(n: int, seed: int) -> list[tuple[str, str]]:
+def missing_query_sets(eval_dir: Path) -> list[str]:
+    """The sets of QUERY_MIX not found in ``eval_dir``: checked before a build, which takes minutes to hours."""
+    return [name for name, _ in QUERY_MIX if not (eval_dir / name).is_file()]
+
+
+def dev_queries(n: int, seed: int, eval_dir: Path = EVAL) -> list[tuple[str, str]]:
     """(set, query) pairs: the mix of QUERY_MIX scaled to ``n``, sampled with a fixed seed."""
     rng = np.random.default_rng(seed)
     total = sum(c for _, c in QUERY_MIX)
     out = []
     for name, count in QUERY_MIX:
-        lines = [json.loads(ln) for ln in (EVAL / name).read_text().splitlines() if ln.strip()]
+        lines = [json.loads(ln) for ln in (eval_dir / name).read_text().splitlines() if ln.strip()]
         take = min(len(lines), round(count * n / total))
         out += [(name.split(".")[0], lines[i]["query"]) for i in sorted(rng.choice(len(lines), take, replace=False))]
     return out[:n]
@@ -231,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hnsw-m", type=int, help="HNSW m (neighbours per node; default: the kind's, HNSW_PARAMS)")
     p.add_argument("--ef-construction", type=int, help="HNSW ef_construction (default: the kind's)")
     p.add_argument("--out", type=Path, default=RESULTS)
+    p.add_argument("--eval-dir", type=Path, default=EVAL, help="the dev query sets (default: ../shared/eval beside the "
+                   "repository)")
     p.add_argument("--tag", default="", help="suffix of the result files (scale_<N><tag>.json)")
     p.add_argument("--phase", choices=("all", "build", "query"), default="all",
                    help="build: load and index, keep the folder, write scale_<N>.build.json; query: measure latency "
@@ -244,6 +251,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.n or args.n < 1 or not args.seed_data_dir:
         p.error("--n and --seed-data-dir (or THEOREM_RAG_DATA_DIR) are required")
+    missing = missing_query_sets(args.eval_dir) if args.phase != "build" else []
+    if missing:  # found now, not after the build
+        p.error(f"the dev query sets {', '.join(missing)} are not in {args.eval_dir}: pass --eval-dir")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a plain kill still stops the server (finally below)
     from theorem_rag.config import Settings
     from theorem_rag.db.store import TheoremStore
@@ -328,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.phase == "build":
             return 0
         step("embed queries")
-        queries = dev_queries(args.queries, args.seed)
+        queries = dev_queries(args.queries, args.seed, args.eval_dir)
         embedder = Embedder(settings.embed_model, query_instruction=settings.query_instruction)
         embedder.embed_queries([queries[0][1]])  # load the model outside the timing
         emb_ms, vecs = [], []

@@ -22,6 +22,7 @@ from db_helpers import DOCS, SLOGANS, THEOREMS, plan_nodes, theorem_vectors
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
+import bench_scale  # noqa: E402
 from bench_scale import exact_reference  # noqa: E402
 from synthetic_corpus import Seed, SyntheticCorpus, load_corpus, nearest_neighbours  # noqa: E402
 
@@ -340,3 +341,16 @@ def test_a_record_carries_its_formula_keys_to_both_write_paths_while_they_match_
     assert keys == {"fk:1": ["e:carried key"], "fk:2": computed, "fk:3": computed, "fk:4": ["e:carried key"],
                     "fk:5": computed}  # fmt: skip
     assert store.get_theorems(["fk:1"]) == {"fk:1": carried}  # the keys are not part of the record
+
+
+def test_the_scale_benchmark_refuses_missing_query_sets_before_it_builds(tmp_path, capsys):
+    """The dev query sets are read after the load and the index builds (16 minutes at 1M): a run from a checkout
+    not beside ``shared/`` stops at once, with what to pass, before it touches a server or a folder."""
+    data = tmp_path / "bench"
+    with pytest.raises(SystemExit) as stopped:
+        bench_scale.main(["--n", "10", "--seed-data-dir", str(tmp_path / "seed"), "--data-dir", str(data),
+                          "--eval-dir", str(tmp_path / "no_eval"), "--out", str(tmp_path / "out")])  # fmt: skip
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "stacks_slogans_dev.jsonl" in err and "--eval-dir" in err
+    assert not data.exists() and not (tmp_path / "out").exists()
