@@ -18,6 +18,7 @@ from corpus_build.arxiv.atom import ArxivEntry
 from corpus_build.arxiv.ids import ArxivId, doc_id
 from corpus_build.raw import RawStatement
 from corpus_build.sources import SourceTree
+from theorem_rag.records import Document
 
 
 def entry_meta(entry: ArxivEntry | None, aid: ArxivId) -> dict:
@@ -40,6 +41,24 @@ def entry_meta(entry: ArxivEntry | None, aid: ArxivId) -> dict:
     if e.authors:
         out["authors"] = tuple(e.authors)
     return out
+
+
+def empty_document(entry: ArxivEntry | None, aid: ArxivId, status: str, reason: str) -> Document:
+    """The document of a version without statements (withdrawn, PDF only, no theorem environments).
+
+    It replaces the paper's earlier document and, owning its statements, makes ``index build`` delete those of
+    an earlier version: the index then holds what a fresh build of this version would. ``meta.status`` and
+    ``meta.status_reason`` say why it has none.
+
+    >>> d = empty_document(None, ArxivId("2301.01234", 2), "withdrawn", "This paper has been withdrawn")
+    >>> d.id, d.meta["version"], d.meta["status"], d.meta["replaces_statements"]
+    ('arxiv:2301.01234', 2, 'withdrawn', True)
+    """
+    meta = entry_meta(entry, aid)
+    e = entry or ArxivEntry(aid)
+    return Document(id=doc_id(aid), source="arxiv", title=meta.pop("title"), authors=meta.pop("authors", ()),
+                    abstract=e.abstract, license=meta.pop("license"), url=meta.pop("url"), year=e.year,
+                    meta={**meta, "status": status, "status_reason": reason})  # fmt: skip
 
 
 class ArxivAdapter(Adapter):

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 
 from corpus_build.arxiv.ids import ArxivId, parse_arxiv_id
+from corpus_build.arxiv.withdrawal import says_withdrawn
 from theorem_rag.errors import InputError
 
 NS = {
@@ -27,7 +28,6 @@ NS = {
     "os": "http://a9.com/-/spec/opensearch/1.1/",
 }
 _CATEGORY = re.compile(r"^[a-z-]+(\.[A-Za-z-]+)?$")
-_WITHDRAWN = re.compile(r"\bwithdrawn\b|\bwithdraw\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -54,8 +54,9 @@ class ArxivEntry:
 
     @property
     def withdrawn(self) -> bool:
-        """Whether the authors' comment says the paper was withdrawn (arXiv keeps the listing)."""
-        return bool(_WITHDRAWN.search(self.comment))
+        """Whether this version is a withdrawal notice (its comment, or its abstract's first sentence, says the
+        paper was withdrawn; :mod:`corpus_build.arxiv.withdrawal`): arXiv keeps the listing, not the source."""
+        return says_withdrawn(self.comment) or says_withdrawn(self.abstract, first_only=True)
 
     def to_dict(self) -> dict:
         d = asdict(self)

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from corpus_build.arxiv.atom import Feed, parse_feed, query_url
 from corpus_build.arxiv.ids import ArxivId
+from corpus_build.arxiv.state import DamagedState, read_json, write_durable
 from theorem_rag.errors import InputError
 
 DEFAULT_API_URL = "https://export.arxiv.org/api/query"
@@ -197,8 +198,9 @@ class ArxivClient:
 class SourceCache:
     """E-prints on disk, by id and version: ``<root>/<id key>/v<N>.eprint`` with a ``.json`` written last.
 
-    A source whose ``.json`` exists is complete (the body is written to a temporary file and renamed first), so an
-    interrupted run leaves at most a stray temporary file and the rerun downloads only what is missing.
+    A source whose ``.json`` exists is complete (both files are replaced whole, the body first:
+    :func:`~corpus_build.arxiv.state.write_durable`), so an interrupted run leaves at most a stray temporary file
+    and the rerun downloads only what is missing; a damaged ``.json`` counts as missing.
 
     >>> import tempfile
     >>> c = SourceCache(tempfile.mkdtemp()); aid = ArxivId("2301.01234", 2)
@@ -215,20 +217,23 @@ class SourceCache:
         return folder / f"{tag}.eprint", folder / f"{tag}.json"
 
     def has(self, aid: ArxivId) -> bool:
-        return self._paths(aid)[1].is_file()
+        return self.info(aid) is not None
 
     def info(self, aid: ArxivId) -> CachedSource | None:
         body, meta = self._paths(aid)
-        if not meta.is_file() or not body.is_file():
+        if not body.is_file():
             return None
-        d = json.loads(meta.read_text())
-        return CachedSource(aid, body, d["kind"], d["bytes"], d["sha256"])
+        try:
+            d = read_json(meta)
+            if d is None:
+                return None
+            return CachedSource(aid, body, d["kind"], d["bytes"], d["sha256"], d.get("mtime", 0.0))
+        except (DamagedState, KeyError):
+            return None  # written by a run killed mid-write (before writes were atomic): fetched again
 
     def mark_missing(self, aid: ArxivId, reason: str) -> None:
         """Remember that arXiv has no source for this version (HTTP 404), so a rerun does not ask again."""
-        path = self._paths(aid)[1].with_suffix(".missing")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(reason)
+        write_durable(self._paths(aid)[1].with_suffix(".missing"), reason)
 
     def missing(self, aid: ArxivId) -> str | None:
         """The remembered reason this version has no source, if any (delete the ``.missing`` file to retry)."""
@@ -238,20 +243,16 @@ class SourceCache:
     def read(self, aid: ArxivId) -> bytes:
         return self._paths(aid)[0].read_bytes()
 
-    def put(self, aid: ArxivId, data: bytes) -> CachedSource:
+    def put(self, aid: ArxivId, data: bytes, *, mtime: float = 0.0) -> CachedSource:
+        """Cache ``data`` (``mtime``: when a bulk archive's member was made, to tell the newer of two apart)."""
         body, meta = self._paths(aid)
-        body.parent.mkdir(parents=True, exist_ok=True)
-        tmp = body.with_name(body.name + f".{os.getpid()}.part")
-        tmp.write_bytes(data)
-        os.replace(tmp, body)
+        write_durable(body, data)
         kind = sniff(data)
         if kind == "gzip":
             head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, 4096)
             kind = {"tar": "tar.gz", "pdf": "pdf.gz"}.get(sniff(head), "tex.gz")
-        src = CachedSource(aid, body, kind, len(data), hashlib.sha256(data).hexdigest())
-        tmp = meta.with_name(meta.name + f".{os.getpid()}.part")
-        tmp.write_text(json.dumps({"kind": src.kind, "bytes": src.size, "sha256": src.sha256}))
-        os.replace(tmp, meta)
+        src = CachedSource(aid, body, kind, len(data), hashlib.sha256(data).hexdigest(), mtime)
+        write_durable(meta, json.dumps({"kind": src.kind, "bytes": src.size, "sha256": src.sha256, "mtime": mtime}))
         return src
 
 
@@ -264,3 +265,4 @@ class CachedSource:
     kind: str
     size: int
     sha256: str
+    mtime: float = 0.0

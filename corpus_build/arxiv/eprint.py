@@ -17,6 +17,7 @@ member, the members' total and their number; ``../`` members, absolute paths and
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
 import tarfile
@@ -94,11 +95,17 @@ _BULK_NAME = re.compile(r"^arXiv_src_\d{4}_\d{3}\.tar$")
 
 @dataclass(frozen=True)
 class BulkEntry:
-    """One paper in a bulk archive: its id (no version: bulk archives do not say) and its bytes."""
+    """One paper in a bulk archive: its id (no version: bulk archives do not say), its bytes and the member's
+    modification time in the tar (which of two archives holds the newer source)."""
 
     id: ArxivId
     data: bytes
     member: str
+    mtime: float = 0.0
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
 
 
 def read_bulk_archive(path: Path, limits: Limits = Limits()) -> Iterator[BulkEntry | FileProblem]:
@@ -136,6 +143,6 @@ def read_bulk_archive(path: Path, limits: Limits = Limits()) -> Iterator[BulkEnt
                 if f is None:
                     yield FileProblem(name, "member cannot be read")
                     continue
-                yield BulkEntry(aid, f.read(), name)
+                yield BulkEntry(aid, f.read(), name, float(m.mtime or 0))
         except (tarfile.TarError, OSError, EOFError) as e:
             yield FileProblem(path.name, f"corrupt tar archive: {e}")

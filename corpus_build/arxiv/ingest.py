@@ -4,7 +4,9 @@ Three steps, each resumable: (1) metadata (the Atom API, paged, with the paging 
 (downloaded once into a :class:`~corpus_build.arxiv.client.SourceCache` by id and version), (3) parsing (one
 :func:`~corpus_build.arxiv.papers.parse_paper` per paper, in this process or mapped by an engine). The records
 merge into ``out``: a paper parsed again (a new version) replaces all of its earlier records there, and the
-document says so (``meta.replaces_statements``) so that ``index build`` removes statements the new version lost.
+document says so (``meta.replaces_statements``) so that ``index build`` removes statements the new version lost. A
+version without statements (withdrawn, PDF only, no theorem environments) replaces them too: its document has
+none (``meta.status`` says why). State kept between runs is written atomically (:mod:`corpus_build.arxiv.state`).
 
 >>> ingest_arxiv(ids=["2301.01234"], out_dir="data/arxiv", cache_dir="data/arxiv-cache")   # doctest: +SKIP
 """
@@ -14,63 +16,21 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus_build.arxiv.atom import ArxivEntry, listing_query
-from corpus_build.arxiv.client import ArxivClient, FetchError, SourceCache
+from corpus_build.arxiv.client import ArxivClient, CachedSource, FetchError, SourceCache
 from corpus_build.arxiv.eprint import BulkEntry, Limits, read_bulk_archive
 from corpus_build.arxiv.ids import ArxivId, doc_id, parse_arxiv_id
 from corpus_build.arxiv.papers import PaperResult, PaperTask, parse_paper
+from corpus_build.arxiv.state import Listing, MetadataCache
 from corpus_build.report import Report, SourceReport
 from corpus_build.writer import write_outputs
 from theorem_rag.errors import InputError
 from theorem_rag.record_files import read_records
-from theorem_rag.records import Document, Theorem, digest
+from theorem_rag.records import Document, Theorem
 
 ID_BATCH = 50  # ids per id_list request: short URLs, few requests
-
-
-@dataclass
-class Listing:
-    """Resumable paging of one search query: entries so far on disk (JSON Lines) and the next start."""
-
-    folder: Path
-    query: str
-    next_start: int = 0
-    total: int | None = None
-    entries: list[ArxivEntry] = field(default_factory=list)
-
-    @property
-    def _stem(self) -> Path:
-        return self.folder / f"listing-{digest(self.query, length=16)}"
-
-    @classmethod
-    def load(cls, folder: Path, query: str) -> Listing:
-        self = cls(folder, query)
-        state = self._stem.with_suffix(".json")
-        if state.is_file():
-            d = json.loads(state.read_text())
-            self.next_start, self.total = d["next_start"], d["total"]
-            lines = self._stem.with_suffix(".jsonl").read_text().splitlines()
-            self.entries = [ArxivEntry.from_dict(json.loads(x)) for x in lines if x.strip()]
-            # Entries written after the last state save (a kill between the two writes) are dropped: refetched.
-            self.entries = self.entries[: self.next_start]
-        return self
-
-    def save_page(self, entries: list[ArxivEntry], next_start: int, total: int) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self.entries += entries
-        with open(self._stem.with_suffix(".jsonl"), "w", encoding="utf-8") as f:
-            f.writelines(json.dumps(e.to_dict()) + "\n" for e in self.entries)
-        self.next_start, self.total = next_start, total
-        tmp = self._stem.with_suffix(".json.part")
-        tmp.write_text(json.dumps({"query": self.query, "next_start": next_start, "total": total}))
-        os.replace(tmp, self._stem.with_suffix(".json"))
-
-    @property
-    def done(self) -> bool:
-        return self.total is not None and self.next_start >= self.total
 
 
 def list_category(client: ArxivClient, state_dir: Path, category: str, date_from: str, date_to: str, *,
@@ -78,6 +38,8 @@ def list_category(client: ArxivClient, state_dir: Path, category: str, date_from
                   progress: bool = False) -> list[ArxivEntry]:  # fmt: skip
     """Every paper of a category submitted in a date range, page by page, resuming from the state on disk."""
     listing = Listing.load(state_dir, listing_query(category, date_from, date_to))
+    if listing.recovered and rep is not None:
+        rep.notes.append({"path": "listing", "note": listing.recovered})
     bar = _bar(progress, "listing", listing.total)
     while not listing.done and (max_papers is None or listing.next_start < max_papers):
         try:
@@ -113,12 +75,15 @@ def lookup_ids(client: ArxivClient, ids: list[ArxivId], rep: SourceReport, meta_
     """
     found: dict[ArxivId, ArxivEntry] = {}
     ask: list[ArxivId] = []
+    cache = MetadataCache(meta_dir) if meta_dir is not None else None
     for a in ids:
-        cached = meta_dir / a.key / f"v{a.version}.json" if meta_dir and a.version else None
-        if cached is not None and cached.is_file():
-            found[a] = ArxivEntry.from_dict(json.loads(cached.read_text()))
+        cached = cache.get(a) if cache is not None else None
+        if cached is not None:
+            found[a] = cached
         else:
             ask.append(a)
+    if cache is not None:
+        rep.notes += [{"path": "metadata", "note": note} for note in cache.recovered]
     for i in range(0, len(ask), ID_BATCH):
         batch = ask[i : i + ID_BATCH]
         try:
@@ -135,10 +100,8 @@ def lookup_ids(client: ArxivClient, ids: list[ArxivId], rep: SourceReport, meta_
                 continue
             e = e if a.version is None else _with_version(e, a.version)
             found[a] = e
-            if meta_dir is not None and e.id.version:
-                path = meta_dir / e.id.key / f"v{e.id.version}.json"
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(json.dumps(e.to_dict()))
+            if cache is not None:
+                cache.put(e)
     return [found[a] for a in ids if a in found]
 
 
@@ -189,15 +152,15 @@ def _bar(progress: bool, desc: str, total: int | None):
 
 def fetch_sources(client: ArxivClient, cache: SourceCache, entries: list[ArxivEntry], rep: SourceReport, *,
                   progress: bool = False) -> list[tuple[ArxivEntry, str]]:  # fmt: skip
-    """Cached e-print paths for the entries, downloading what the cache lacks; withdrawn and failed papers go to
-    the report and are left out."""
+    """Cached e-print paths for the entries, downloading what the cache lacks; failed papers go to the report and
+    are left out; a withdrawn version comes with no path (:func:`parse_paper` makes its document)."""
     out = []
     bar = _bar(progress, "sources", len(entries))
     for e in entries:
         if bar is not None:
             bar.update(1)
         if e.withdrawn:
-            rep.fail(e.id.versioned, f"withdrawn: {e.comment}")
+            out.append((e, ""))
             continue
         gone = cache.missing(e.id)
         if gone:
@@ -220,8 +183,13 @@ def fetch_sources(client: ArxivClient, cache: SourceCache, entries: list[ArxivEn
 
 def bulk_sources(archives: Iterable[Path], cache: SourceCache, metadata: dict[str, ArxivEntry], rep: SourceReport,
                  limits: Limits) -> list[tuple[ArxivEntry, str]]:  # fmt: skip
-    """Cache every paper of the bulk archives (unversioned unless metadata gives the version) and list them."""
-    out = []
+    """Cache every paper of the bulk archives and list each paper once (the newest source seen wins).
+
+    Bulk archives do not say which version they hold: a source is cached as ``unversioned`` (unless the member's
+    name has a version) and replaced when an archive holds other bytes for it whose member is not older
+    (:func:`cache_bulk_source`). A withdrawn version (by the metadata) comes with no path.
+    """
+    out: dict[str, tuple[ArxivEntry, str]] = {}
     for path in archives:
         if not path.is_file():
             rep.fail(str(path), "no such bulk archive")
@@ -231,14 +199,19 @@ def bulk_sources(archives: Iterable[Path], cache: SourceCache, metadata: dict[st
                 rep.fail(f"{path.name}:{item.path}", item.reason)
                 continue
             e = metadata.get(item.id.base) or ArxivEntry(item.id)
-            if e.withdrawn:
-                rep.fail(e.id.versioned, f"withdrawn: {e.comment}")
-                continue
             key = ArxivId(item.id.base, item.id.version)
-            if not cache.has(key):
-                cache.put(key, item.data)
-            out.append((e if e.id.version == key.version else ArxivEntry(key, **_fields(e)), str(cache.info(key).path)))  # type: ignore[union-attr]
-    return out
+            entry = e if e.id.version == key.version else ArxivEntry(key, **_fields(e))
+            out[key.base] = (entry, "" if e.withdrawn else str(cache_bulk_source(cache, key, item).path))
+    return list(out.values())
+
+
+def cache_bulk_source(cache: SourceCache, key: ArxivId, item: BulkEntry) -> CachedSource:
+    """The cached source of a bulk member, replacing an unversioned one that holds other bytes unless this member
+    is older (by its time in the tar) than the one cached: a newer archive brings the newer version."""
+    have = cache.info(key)
+    if have is not None and (key.version or have.sha256 == item.sha256 or item.mtime < have.mtime):
+        return have
+    return cache.put(key, item.data, mtime=item.mtime)
 
 
 def _fields(e: ArxivEntry) -> dict:

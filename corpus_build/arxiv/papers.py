@@ -17,15 +17,20 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from corpus_build.arxiv.adapter import ArxivAdapter
+from corpus_build.arxiv.adapter import ArxivAdapter, empty_document
 from corpus_build.arxiv.atom import ArxivEntry
 from corpus_build.arxiv.eprint import Limits, unpack
-from corpus_build.arxiv.ids import parse_arxiv_id
+from corpus_build.arxiv.ids import ArxivId, parse_arxiv_id
+from corpus_build.arxiv.withdrawal import is_withdrawal_notice
 from corpus_build.report import SourceReport
 from corpus_build.sources import walk_tree
 from corpus_build.texfiles import DEFAULT_MAX_FILE_BYTES
 
 STATUSES = ("ok", "no-theorems", "pdf-only", "withdrawn", "failed")
+# A version in one of these states has no statements, and that is what it says about the paper: its document
+# replaces the earlier version's records. ``failed`` (a download or parser failure) says nothing about the
+# version and leaves them alone.
+EMPTY = ("no-theorems", "pdf-only", "withdrawn")
 
 
 @dataclass
@@ -58,13 +63,28 @@ class PaperResult:
 
 
 def parse_paper(task: PaperTask) -> PaperResult:
-    """Unpack and parse one paper; a bad e-print is a result with a status and reason, never an exception."""
-    from corpus_build.parse import _finish, parse_tree
+    """Unpack and parse one paper; a bad e-print is a result with a status and reason, never an exception.
 
+    A version without statements (:data:`EMPTY`) still has a document (:func:`empty_document`), which replaces the
+    earlier version's records; a withdrawn version (its metadata says so) is not read at all.
+    """
     t0 = time.perf_counter()
     entry = ArxivEntry.from_dict(task.entry) if len(task.entry) > 1 else None
     aid = entry.id if entry else parse_arxiv_id(task.entry["id"])
     res = PaperResult(aid.versioned, "ok")
+    if entry is not None and entry.withdrawn:
+        res.status, res.reason = "withdrawn", entry.comment or entry.abstract
+    else:
+        _parse_source(task, entry, aid, res)
+    if res.status in EMPTY:
+        res.document = empty_document(entry, aid, res.status, res.reason).to_dict()
+    res.seconds = round(time.perf_counter() - t0, 3)
+    return res
+
+
+def _parse_source(task: PaperTask, entry: ArxivEntry | None, aid: ArxivId, res: PaperResult) -> None:
+    from corpus_build.parse import _finish, parse_tree
+
     scratch = Path(tempfile.mkdtemp(prefix="arxiv-"))
     try:
         data = Path(task.source).read_bytes()
@@ -72,7 +92,7 @@ def parse_paper(task: PaperTask) -> PaperResult:
         res.problems = [{"path": p.path, "reason": p.reason} for p in unpacked.problems]
         if unpacked.status != "ok":
             res.status, res.reason = unpacked.status, unpacked.reason
-            return res
+            return
         rep = SourceReport(aid.versioned, task.source, "arxiv")
         adapter = ArxivAdapter(walk_tree(scratch / "src", label=aid.key), aid, entry)
         found, docs = parse_tree(adapter, rep, use_plastex=task.use_plastex, max_bytes=task.max_file_bytes,
@@ -80,15 +100,23 @@ def parse_paper(task: PaperTask) -> PaperResult:
         kept = _finish(found, rep)
         res.problems += rep.failed
         res.dropped = dict(rep.dropped)
-        if not kept:
+        if not kept and not found and _only_a_notice(scratch / "src"):
+            res.status, res.reason = "withdrawn", "the source is only a withdrawal notice"
+        elif not kept:
             res.status = "no-theorems"
             res.reason = "the source has no theorem environments" if not found else "every statement was filtered out"
-            return res
-        res.theorems = [t.to_dict() for t in kept]
-        res.document = docs[0].to_dict() if docs else None
+        else:
+            res.theorems = [t.to_dict() for t in kept]
+            res.document = docs[0].to_dict() if docs else None
     except Exception as e:  # noqa: BLE001 - one bad paper must not stop a run of thousands; it is reported
         res.status, res.reason = "failed", f"parser crashed: {type(e).__name__}: {e}"
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-        res.seconds = round(time.perf_counter() - t0, 3)
-    return res
+
+
+def _only_a_notice(folder: Path, max_bytes: int = 64 * 1024) -> bool:
+    """Whether the unpacked source is short and only says that the paper was withdrawn."""
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    if not files or sum(p.stat().st_size for p in files) > max_bytes:
+        return False
+    return is_withdrawal_notice("\n".join(p.read_text(encoding="utf-8", errors="replace") for p in files))
