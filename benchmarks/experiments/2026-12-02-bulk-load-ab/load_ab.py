@@ -1,7 +1,7 @@
 """The bulk load alone (no index builds) of N synthetic statements, with the code of a given tree: for side-by-side
 comparisons of two versions of the load in one sitting (``bench_scale.py`` builds and queries too).
 
-    python benchmarks/load_ab.py TREE N WRITERS DATA_DIR [SEED_DATA_DIR]
+    python benchmarks/experiments/2026-12-02-bulk-load-ab/load_ab.py TREE N WRITERS DATA_DIR [SEED_DATA_DIR]
 
 TREE is a checkout of this repository (a worktree of another commit); WRITERS 0 calls ``load_corpus`` without the
 argument (for code older than it). Prints one RESULT line, with the CPU the load took per row in this process
@@ -17,7 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from procs import postgres_cpu  # this script's folder, before the tree's: older trees lack it
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # benchmarks/ of this checkout: older trees lack procs
+from procs import postgres_cpu  # noqa: E402
 
 tree, n, writers, data = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4])
 seed_dir = Path(sys.argv[5]) if len(sys.argv) > 5 else Path(os.environ["THEOREM_RAG_DATA_DIR"])

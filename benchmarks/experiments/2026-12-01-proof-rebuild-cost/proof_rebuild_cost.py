@@ -5,7 +5,7 @@ the bundled MiniLM. The second build's report says how many statements were rewr
 written again and how many vectors embedded again: slogans and vectors are keyed on exactly what they read, which
 a proof does not change, so both should be 0.
 
-    python benchmarks/proof_rebuild_cost.py OLD_RECORDS NEW_RECORDS [--json out.json]
+    python benchmarks/experiments/2026-12-01-proof-rebuild-cost/proof_rebuild_cost.py OLD_RECORDS NEW_RECORDS [--json out.json]
 """
 
 from __future__ import annotations
