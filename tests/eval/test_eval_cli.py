@@ -81,6 +81,32 @@ def test_errors_are_clear(corpus):
     assert result.exit_code == 1 and f"{bad}:2:" in result.output
     result = run("--queries", queries, "--records", tmp / "missing")
     assert result.exit_code == 1 and "missing: no such folder or record file" in result.output
-    assert run("--records", records).exit_code == 2
+    (tmp / "empty").mkdir()
+    no_sets = run("--records", records, "--eval-dir", tmp / "empty")
+    assert no_sets.exit_code == 2 and "no --queries given and no query sets (*.jsonl) in --eval-dir" in no_sets.output
+    assert run("--queries", queries, "--records", records, "--baseline", "bm25-text").exit_code == 2
     listing = run("--list-configs")
     assert listing.exit_code == 0 and "bm25-latex\t" in listing.output
+
+
+def test_without_queries_the_panel_of_the_eval_dir_is_scored(corpus):
+    """No --queries: every query set of --eval-dir, each judged by its own primary metric; --baseline applies the
+    panel rule to the other configurations."""
+    tmp, records, queries = corpus
+    panel = tmp / "panel"
+    panel.mkdir()
+    (panel / "research_dev.jsonl").write_text(queries.read_text())
+    (panel / "stacks_slogans_dev.jsonl").write_text(
+        json.dumps({"id": "s1", "query": "proper morphism universally closed", "relevant": ["s:4"]}) + "\n")
+    (panel / "README.md").write_text("not a query set")
+    out = tmp / "out"
+    result = run("--eval-dir", panel, "--records", records, "--config", "bm25-latex,bm25-text", "--out", out,
+                 "--no-plots", "--baseline", "bm25-latex")
+    assert result.exit_code == 0, result.output
+    data = json.loads((out / "results.json").read_text())
+    assert set(data["results"]["bm25-latex"]) == {"research_dev", "stacks_slogans_dev"}
+    table = (out / "results.md").read_text()
+    assert "| config | research_dev MRR@20 | stacks_slogans_dev Hit@20 | ms/query |" in table
+    mrr = data["results"]["bm25-latex"]["research_dev"]["theorem"]["mrr@20"]
+    assert f"| bm25-latex | {mrr:.3f} | 1.000 |" in table
+    assert "panel rule, bm25-text against bm25-latex: passes" in result.output

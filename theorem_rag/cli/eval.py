@@ -16,8 +16,12 @@ def _split(values: tuple[str, ...]) -> list[str]:
 @click.command("eval")
 @click.option(
     "--queries", "query_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Query set (JSON Lines: id, query, relevant[, relevant_papers, exclude]); repeat for several.",
+    help="Query set (JSON Lines: id, query, relevant[, relevant_papers, exclude]); repeat for several. None: the "
+    "panel, every query set in --eval-dir.",
 )
+@click.option("--eval-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("../shared/eval"),
+              envvar="THEOREM_RAG_EVAL_DIR", show_default=True,
+              help="Folder of the dev query sets that make the panel (used when no --queries is given).")
 @click.option("--config", "configs", multiple=True, default=("bm25-latex",), show_default=True,
               help="Configuration to evaluate; repeat or separate by commas (see --list-configs).")
 @click.option("--k", "ks", multiple=True, type=click.IntRange(min=1), help="Cut-offs; default 1, 5, 10, 20.")
@@ -32,15 +36,18 @@ def _split(values: tuple[str, ...]) -> list[str]:
               help="Also embed a sample of this many statements and draw the 2-D map (needs [models]); 0: off.")
 @click.option("--projection", type=click.Choice(["pca", "tsne"]), default="pca", show_default=True)
 @click.option("--limit", type=click.IntRange(min=1), help="Score only the first N queries of each set (quick runs).")
+@click.option("--baseline", help="A configuration the others are checked against by the panel rule: no set's primary "
+              "metric may fall by more than 0.01.")
 @click.option("--list-configs", is_flag=True, help="List the available configurations and exit.")
-def eval_command(query_files, configs, ks, records, extra_records, out, plots, embedding_map, projection, limit,
-                 list_configs) -> None:
-    """Evaluate configurations on query sets: Hit@k, MRR@k, Recall@k at theorem and paper level."""
+def eval_command(query_files, eval_dir, configs, ks, records, extra_records, out, plots, embedding_map, projection,
+                 limit, baseline, list_configs) -> None:
+    """Evaluate configurations on query sets: Hit@k, MRR@k, Recall@k at theorem and paper level, and the panel
+    (each set's primary metric side by side)."""
     from theorem_rag.config import Settings
     from theorem_rag.errors import InputError
     from theorem_rag.eval import configs as registry
     from theorem_rag.eval.harness import evaluate
-    from theorem_rag.eval.queries import load_queries, query_set_name
+    from theorem_rag.eval.queries import legacy_aliases, load_queries, query_set_name, resolve_ids
     from theorem_rag.eval.report import markdown_report, write_report
     from theorem_rag.record_files import read_records
 
@@ -50,8 +57,14 @@ def eval_command(query_files, configs, ks, records, extra_records, out, plots, e
             click.echo(f"{name}\t{spec.description}{' (needs the index)' if spec.needs_index else ''}")
         return
     if not query_files:
-        raise click.UsageError("give at least one --queries FILE.jsonl")
+        from theorem_rag.eval.panel import panel_files
+
+        query_files = tuple(Path(p) for p in panel_files(eval_dir.glob("*.jsonl"))) if eval_dir.is_dir() else ()
+        if not query_files:
+            raise click.UsageError(f"no --queries given and no query sets (*.jsonl) in --eval-dir {eval_dir}")
     names = list(dict.fromkeys(_split(configs)))
+    if baseline and baseline not in names:
+        raise click.UsageError(f"--baseline {baseline} is not one of the configurations evaluated ({', '.join(names)})")
     try:
         specs = [registry.config_spec(n) for n in names]
         query_sets = {}
@@ -62,6 +75,9 @@ def eval_command(query_files, configs, ks, records, extra_records, out, plots, e
             query_sets[name] = load_queries(path)[:limit]
         context = registry.load_context(records)
         extras = [t for path in extra_records for t in read_records(path).theorems]
+        # Query sets written against the old positional ids of unlabelled statements score the same statements.
+        aliases = legacy_aliases(context.theorems + extras)
+        query_sets = {name: resolve_ids(queries, aliases) for name, queries in query_sets.items()}
     except (InputError, FileNotFoundError) as e:
         raise click.ClickException(str(e)) from e
 
@@ -99,4 +115,13 @@ def eval_command(query_files, configs, ks, records, extra_records, out, plots, e
             title=f"{projection.upper()} of {len(sample)} statements embedded by {settings.embed_model}",
         )
     click.echo(markdown_report(result))
+    if baseline:
+        from theorem_rag.eval.panel import TOLERANCE, panel_drops
+
+        for config in result.configs:
+            if config != baseline:
+                drops = panel_drops(result.panel_scores(), baseline, config)
+                verdict = "; ".join(f"{d.query_set} {d.metric} {d.baseline:.3f} -> {d.candidate:.3f}" for d in drops)
+                click.echo(f"panel rule, {config} against {baseline}: "
+                           + (f"FAILS ({verdict})" if drops else f"passes (no set down by more than {TOLERANCE})"))
     click.echo("wrote " + ", ".join(str(p) for p in paths.values()), err=True)

@@ -91,6 +91,11 @@ class EvalResult:
         """One figure, for example ``result.score("bm25-latex", "stacks_slogans_dev", "theorem", "hit@20")``."""
         return getattr(self.results[config][query_set], level)[metric or self.primary_metric]
 
+    def panel_scores(self, level: str = "theorem") -> dict[str, dict[str, dict[str, float]]]:
+        """``{config: {query_set: metrics}}`` at one level: what :func:`~theorem_rag.eval.panel.panel_drops` and
+        :func:`~theorem_rag.eval.panel.panel_markdown` read."""
+        return {c: {s: dict(getattr(r, level)) for s, r in by_set.items()} for c, by_set in self.results.items()}
+
     def to_json(self, per_query: bool = False) -> dict[str, Any]:
         """A JSON-ready dict; ``per_query=True`` adds every query's ranks."""
         out: dict[str, Any] = {

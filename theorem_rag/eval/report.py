@@ -48,7 +48,14 @@ def markdown_report(result: EvalResult) -> str:
                 cells = " | ".join(f"{scores[c]:.3f}" for c in columns)
                 parts.append(f"| {config} | {level} | {cells} | {r.latency_ms:.1f} |")
         parts.append("")
-    parts.append(f"Primary metric: {result.primary_metric} (theorem level).")
+    if len(result.query_sets) > 1:
+        from theorem_rag.eval.panel import panel_markdown
+
+        latency = {c: {s: r.latency_ms for s, r in by_set.items()} for c, by_set in result.results.items()}
+        parts += ["### The panel: each set's primary metric (theorem level)", "",
+                  panel_markdown(result.panel_scores(), latency), ""]  # fmt: skip
+    parts.append(f"Primary metric: {result.primary_metric} (theorem level)"
+                 + ("; the panel judges each set by its own." if len(result.query_sets) > 1 else "."))
     if "n_theorems" in result.meta:
         extra = len(result.meta.get("extra_records") or [])
         parts.append(f"Corpus: {result.meta['n_theorems']} statements" + (f", {extra} extra file(s)." if extra else "."))

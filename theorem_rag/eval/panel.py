@@ -1,0 +1,97 @@
+"""The development panel: every dev query set, each judged by its own primary metric, and the rule a ranking or
+model change must pass on it (no set may drop by more than ``TOLERANCE``). Pure.
+
+A query set is judged by what it tests: Stacks slogans (a summary in words) by Hit@20, PlanetMath synonyms (a
+name) by Hit@1, proof references (many right answers) by Recall@20, the probes (one per query pattern) by Hit@1,
+research queries (a mathematician describing one result of a paper) by MRR@20. A set the table does not name is
+judged by Hit@20.
+
+>>> primary_of("research_dev"), primary_of("my_queries")
+('mrr@20', 'hit@20')
+>>> panel_files(["/e/stacks_slogans_dev.jsonl", "/e/README.md", "/e/research_dev.jsonl"])
+['/e/research_dev.jsonl', '/e/stacks_slogans_dev.jsonl']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+PRIMARY = {
+    "stacks_slogans_dev": "hit@20",
+    "planetmath_synonyms": "hit@1",
+    "stacks_proof_refs": "recall@20",
+    "dev_probes": "hit@1",
+    "research_dev": "mrr@20",
+}
+DEFAULT_PRIMARY = "hit@20"
+# A change ships only if no dev set's primary metric falls by more than this (side by side, one index, one run).
+TOLERANCE = 0.01
+
+
+def primary_of(query_set: str) -> str:
+    """The primary metric of a query set, by its name."""
+    return PRIMARY.get(query_set, DEFAULT_PRIMARY)
+
+
+def panel_files(paths: Iterable[str | Path]) -> list[str]:
+    """The query files of a panel among ``paths`` (the ``.jsonl`` files, sorted by name)."""
+    return sorted((str(p) for p in paths if str(p).endswith(".jsonl")), key=lambda p: Path(p).name)
+
+
+@dataclass(frozen=True)
+class Drop:
+    """A query set whose primary metric fell by more than the tolerance from ``baseline`` to ``candidate``."""
+
+    query_set: str
+    metric: str
+    baseline: float
+    candidate: float
+
+    @property
+    def change(self) -> float:
+        return self.candidate - self.baseline
+
+
+def panel_drops(scores: Mapping[str, Mapping[str, Mapping[str, float]]], baseline: str, candidate: str,
+                tolerance: float = TOLERANCE) -> list[Drop]:  # fmt: skip
+    """The sets on which ``candidate`` falls below ``baseline`` by more than ``tolerance`` on their primary metric.
+
+    ``scores[config][query_set][metric]`` (theorem level), as :meth:`EvalResult.panel_scores` gives them.
+
+    >>> s = {"old": {"research_dev": {"mrr@20": .68}, "dev_probes": {"hit@1": .83}},
+    ...      "new": {"research_dev": {"mrr@20": .82}, "dev_probes": {"hit@1": .81}}}
+    >>> [(d.query_set, round(d.change, 3)) for d in panel_drops(s, "old", "new")]
+    [('dev_probes', -0.02)]
+    """
+    out = []
+    for name, old in scores[baseline].items():
+        new = scores[candidate].get(name)
+        metric = primary_of(name)
+        if new is not None and new[metric] < old[metric] - tolerance - 1e-12:
+            out.append(Drop(name, metric, old[metric], new[metric]))
+    return out
+
+
+def panel_markdown(scores: Mapping[str, Mapping[str, Mapping[str, float]]], latency: Mapping[str, Mapping[str, float]]
+                   | None = None) -> str:  # fmt: skip
+    """One row per configuration, one column per query set: its primary metric (and ms/query when given).
+
+    >>> print(panel_markdown({"hybrid": {"research_dev": {"mrr@20": 0.8}}}, {"hybrid": {"research_dev": 41.0}}))
+    | config | research_dev MRR@20 | ms/query |
+    |---|---:|---|
+    | hybrid | 0.800 | 41 |
+    """
+    sets = list(dict.fromkeys(s for by_set in scores.values() for s in by_set))
+    label = {"hit": "Hit", "mrr": "MRR", "recall": "R"}
+    heads = [f"{s} {label[primary_of(s).split('@')[0]]}@{primary_of(s).split('@')[1]}" for s in sets]
+    lines = ["| config | " + " | ".join(heads) + (" | ms/query |" if latency else " |"),
+             "|---|" + "---:|" * len(sets) + ("---|" if latency else "")]  # fmt: skip
+    for config, by_set in scores.items():
+        cells = [f"{by_set[s][primary_of(s)]:.3f}" if s in by_set else "-" for s in sets]
+        row = f"| {config} | " + " | ".join(cells) + " |"
+        if latency:
+            row += " " + " / ".join(f"{latency[config][s]:.0f}" for s in sets if s in latency.get(config, {})) + " |"
+        lines.append(row)
+    return "\n".join(lines)
