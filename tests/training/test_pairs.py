@@ -155,3 +155,30 @@ def test_model_pairs_command_passes_the_query_instruction(tmp_path):
                                      "--query-instruction", " query: ", "--out", str(out)])  # fmt: skip
     assert done.exit_code == 0, done.output
     assert [json.loads(line)["anchor"] for line in out.read_text().splitlines()] == ["query: Flat base change"]
+
+
+def test_an_excluded_source_lends_no_anchor_positive_or_negative(tmp_path):
+    """``--exclude-source papers``: the model never sees that source's statements, as it never sees a user's arXiv."""
+    from dataclasses import replace
+
+    from theorem_rag.cli import main
+
+    records = tmp_path / "records"
+    records.mkdir()
+    rows = [thm("x:1", name="Flat base change"), thm("x:2", name="Open immersion lemma"),
+            replace(thm("p:1", name="Entropic Freiman-Ruzsa", doc="paper"), source="papers"),
+            replace(thm("p:2", label="lemma-entropy-step", doc="paper"), source="papers")]
+    (records / "theorems.jsonl").write_text("".join(json.dumps(t.to_dict()) + "\n" for t in rows))
+    (tmp_path / "eval").mkdir()
+    out = tmp_path / "pairs.jsonl"
+    args = ["model", "pairs", "--records", str(records), "--eval-dir", str(tmp_path / "eval"), "--out", str(out)]
+    done = CliRunner().invoke(main, [*args, "--exclude-source", "papers"])
+    assert done.exit_code == 0, done.output
+    pairs = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(p["anchor_id"] for p in pairs) == ["x:1", "x:2"]
+    assert not any("(p:" in p["positive"] + p["negative"] for p in pairs)
+    # without the flag the papers lend pairs; an unknown source is an error that names it
+    assert CliRunner().invoke(main, args).exit_code == 0
+    assert {json.loads(line)["anchor_id"] for line in out.read_text().splitlines()} >= {"p:1", "p:2"}
+    typo = CliRunner().invoke(main, [*args, "--exclude-source", "paper"])
+    assert typo.exit_code == 2 and "no statement of source(s) paper" in typo.output

@@ -32,14 +32,21 @@ def _proof_instruction(value: str | None) -> str:
 
 
 def _mine(records: Path, eval_dir: Path | None, kinds: tuple[str, ...], seed: int, proof_instruction: str,
-          query_instruction: str):  # fmt: skip
+          query_instruction: str, exclude_sources: tuple[str, ...] = ()):  # fmt: skip
     from theorem_rag.record_files import read_records
     from theorem_rag.training.pairs import PAIR_KINDS, EvalExclusions, mine_pairs
 
     recs = read_records(records)
     docs = recs.documents.values() if isinstance(recs.documents, dict) else recs.documents
+    unknown = set(exclude_sources) - {t.source for t in recs.theorems}
+    if unknown:
+        raise click.BadParameter(f"no statement of source(s) {', '.join(sorted(unknown))} in {records}",
+                                 param_hint="--exclude-source")  # fmt: skip
+    # An excluded source lends no pair, no negative and no paper title: the model never sees its statements.
+    theorems = [t for t in recs.theorems if t.source not in exclude_sources]
+    docs = [d for d in docs if d.source not in exclude_sources]
     try:
-        return mine_pairs(recs.theorems, docs, exclusions=EvalExclusions.from_dir(eval_dir),
+        return mine_pairs(theorems, docs, exclusions=EvalExclusions.from_dir(eval_dir),
                           kinds=kinds or PAIR_KINDS, seed=seed, proof_instruction=proof_instruction,
                           query_instruction=query_instruction)
     except ValueError as e:
@@ -53,6 +60,10 @@ eval_option = click.option(
     "--eval-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
     help="Folder of evaluation query sets (e.g. ../shared/eval): their queries never become training pairs and "
          "the proof-reference queries never train premises. Required unless --no-eval-exclusion.")
+exclude_source_option = click.option(
+    "--exclude-source", "exclude_sources", multiple=True, metavar="SOURCE",
+    help="Mine nothing from this source (its statements play the part of papers the model never saw, as a "
+         "user's arXiv papers are); repeat for several.")
 kind_option = click.option("--kind", "kinds", multiple=True,
                            help="Pair kinds to mine (name, label, synonym, defines, proof, paper); default all.")
 instruction_option = click.option(
@@ -74,15 +85,17 @@ def model() -> None:
 @records_option
 @eval_option
 @kind_option
+@exclude_source_option
 @instruction_option
 @query_instruction_option
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the pairs as JSON Lines.")
-def pairs_command(records, eval_dir, kinds, proof_instruction, query_instruction, seed, out) -> None:
+def pairs_command(records, eval_dir, kinds, exclude_sources, proof_instruction, query_instruction, seed, out) -> None:
     """Mine training pairs and print how many of each kind (and what was dropped, and why)."""
     if eval_dir is None:
         raise click.UsageError("give --eval-dir (the evaluation sets whose queries must not become training pairs)")
-    pair_set = _mine(records, eval_dir, kinds, seed, _proof_instruction(proof_instruction), query_instruction)
+    pair_set = _mine(records, eval_dir, kinds, seed, _proof_instruction(proof_instruction), query_instruction,
+                     exclude_sources)
     click.echo(pair_set.report())
     if out:
         pair_set.write(out)
@@ -93,6 +106,7 @@ def pairs_command(records, eval_dir, kinds, proof_instruction, query_instruction
 @records_option
 @eval_option
 @kind_option
+@exclude_source_option
 @instruction_option
 @query_instruction_option
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
@@ -111,8 +125,9 @@ def pairs_command(records, eval_dir, kinds, proof_instruction, query_instruction
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--device", default="auto", show_default=True, help="auto (CUDA when present), cpu, cuda.")
 @click.option("--fp16/--fp32", default=True, show_default=True, help="Weights as saved in --out.")
-def train_command(records, eval_dir, kinds, proof_instruction, query_instruction, out, base_model, max_pairs, epochs,
-                  batch_size, learning_rate, max_seq_length, hard_negatives, matryoshka, seed, device, fp16) -> None:
+def train_command(records, eval_dir, kinds, exclude_sources, proof_instruction, query_instruction, out, base_model,
+                  max_pairs, epochs, batch_size, learning_rate, max_seq_length, hard_negatives, matryoshka, seed, device,
+                  fp16) -> None:
     """Mine pairs, fine-tune BASE_MODEL with in-batch (and optionally hard) negatives, save it with its card.
 
     An interrupted run resumes from the last checkpoint when rerun with the same options.
@@ -124,13 +139,14 @@ def train_command(records, eval_dir, kinds, proof_instruction, query_instruction
         raise click.UsageError("give --eval-dir (the evaluation sets whose queries must not become training pairs)")
     limits = _limits(max_pairs)
     instruction = _proof_instruction(proof_instruction)
-    pair_set = _mine(records, eval_dir, kinds, seed, instruction, query_instruction)
+    pair_set = _mine(records, eval_dir, kinds, seed, instruction, query_instruction, exclude_sources)
     chosen = subsample(pair_set.pairs, limits, seed=seed)
     click.echo(pair_set.report(), err=True)
     click.echo(f"training on {len(chosen):,} of {len(pair_set.pairs):,} pairs", err=True)
     config = TrainConfig(base_model=base_model, epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
                          max_seq_length=max_seq_length, hard_negatives=hard_negatives, matryoshka=matryoshka,
                          seed=seed, device=device, extra={"max_pairs": limits, "kinds": list(kinds) or "all",
+                                                  "exclude_sources": list(exclude_sources),
                                                   "proof_instruction": instruction,
                                                   "query_instruction": query_instruction})
     work = out.with_name(out.name + ".work")
