@@ -271,6 +271,10 @@ def test_arxiv_papers_parsed_on_ray_equal_the_local_parse(local_ray, tmp_path):
                                                 "arxiv:2301.00002#lemma-1.1"]  # fmt: skip
     assert sorted(json.dumps(t.to_dict(), sort_keys=True) for t in b.theorems) == sorted(
         json.dumps(t.to_dict(), sort_keys=True) for t in a.theorems)
+    # a paper without statements has a document that says why (it replaces an earlier version's statements)
+    status = lambda recs: {d.id: d.meta.get("status") for d in recs.documents}  # noqa: E731
+    assert status(b) == status(a) == {"arxiv:2301.00001": None, "arxiv:2301.00002": None,
+                                      "arxiv:2301.00003": "pdf-only", "arxiv:2301.00004": "no-theorems"}  # fmt: skip
     fails = {k: sorted((f["path"], f["reason"]) for f in r.sources[0].failed) for k, r in reports.items()}
     assert fails["ray"] == fails["local"] == [
         ("2301.00003v1", "pdf-only: arXiv has only a PDF for this version (no LaTeX source)"),
