@@ -43,13 +43,16 @@ def main() -> None:
     from sklearn.linear_model import LogisticRegression
 
     from theorem_rag.config import Settings
-    from theorem_rag.eval.queries import load_queries
+    from theorem_rag.eval.queries import legacy_aliases, load_queries, resolve_ids
+    from theorem_rag.record_files import read_records
     from theorem_rag.query_understanding.confidence import Calibration
     from theorem_rag.search import TheoremSearch
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--eval-dir", type=Path, default=Path(os.environ.get("THEOREM_RAG_EVAL", ROOT.parent / "shared" / "eval")))
     ap.add_argument("--limit", type=int, default=300)
+    ap.add_argument("--records", type=Path, default=ROOT / "data" / "records",
+                    help="the records the index was built from: old positional ids in the sets resolve through them")
     ap.add_argument("--flag-share", type=float, default=0.025)
     ap.add_argument("--nonsense", type=Path, default=ROOT / "benchmarks" / "probes" / "nonsense.jsonl")
     args = ap.parse_args()
@@ -57,8 +60,9 @@ def main() -> None:
     search = TheoremSearch.from_settings(Settings())
     rows = []  # (set, id, held_out, features, label)
     t0 = time.time()
+    aliases = legacy_aliases(read_records(args.records).theorems) if args.records.is_dir() else {}
     for path in sorted(args.eval_dir.glob("*.jsonl")):
-        for q in load_queries(path)[: args.limit]:
+        for q in resolve_ids(load_queries(path)[: args.limit], aliases):
             hits = search.search(q.query, 5)
             label = any(h.theorem_id in q.relevant for h in hits)
             feats = evidence(hits[0]) if hits else [0.0, 0.0, 0.0, 0.0]

@@ -98,10 +98,18 @@ def _units(adapter: Adapter, texts: dict[str, str], envs: dict, rep: SourceRepor
 
 
 def _to_theorem(adapter: Adapter, unit: Unit, s, index: int, parser: str, macros: dict) -> Theorem:
-    """The record for one parsed statement: the adapter names it, links it and adds its metadata."""
+    """The record for one parsed statement: the adapter names it, links it and adds its metadata.
+
+    ``index`` is the statement's place among those of its file; it names no statement any more, but where the
+    id is the adapter's :meth:`~corpus_build.adapters.base.Adapter.unlabelled_id`, the positional id it stood
+    for is kept as ``meta["legacy_id"]`` (old references, such as evaluation sets, resolve through it).
+    """
     finish_statement(s, macros)  # done already where a worker parsed it
     expanded = s.text
     tid = adapter.theorem_id(s, unit, index)
+    meta = adapter.meta(s, unit)
+    if not s.label and tid == adapter.unlabelled_id(s, unit):
+        meta = {**meta, "legacy_id": adapter.legacy_id(s, unit, index)}
     return Theorem(
         id=tid,
         source=adapter.source,
@@ -118,7 +126,7 @@ def _to_theorem(adapter: Adapter, unit: Unit, s, index: int, parser: str, macros
         parser=s.parser or parser,
         file=s.file,
         line=s.line,
-        meta=adapter.meta(s, unit),
+        meta=meta,
         proof=readable(expand_macros(s.proof, macros)) if s.proof else "",
         formula_keys=s.formula_keys,
     )
@@ -182,6 +190,8 @@ def finish_tree(plan: TreePlan, parsed: dict[int, Extraction]) -> tuple[list[The
             for k, v in ext.fallback.unknown_kind.items():
                 rep.dropped[f"unknown_kind:{k}"] += v
             rep.unterminated += [{"file": unit.main, "env": e, "line": ln} for e, ln in ext.fallback.unterminated]
+            if ext.refused:  # the names the document asked for, never what those files hold
+                rep.notes.append({"path": unit.main, "note": "plasTeX was refused: " + "; ".join(ext.refused[:20])})
         rep.found_by_parser[parser] += len(stmts)
         if stmts and unit.doc_id not in docs:
             docs[unit.doc_id] = adapter.document(unit)

@@ -44,14 +44,25 @@ def write_parquet(path: Path, rows: list[dict]) -> None:
         raise
 
 
+FORMATS = ("jsonl", "parquet")
+
+
 def write_outputs(out: Path, theorems, documents, report, fmt: str = "jsonl") -> None:
-    """``theorems.*``, ``documents.*``, ``report.json`` and ``report.md`` under ``out``."""
-    if fmt not in ("jsonl", "parquet"):
+    """``theorems.*``, ``documents.*``, ``report.json`` and ``report.md`` under ``out``.
+
+    The records of the other format are removed once the new ones are in place: a reader finding both
+    (:func:`theorem_rag.record_files.read_records`) cannot tell which is current, so it refuses the folder.
+    """
+    if fmt not in FORMATS:
         raise InputError(f"unknown output format {fmt!r}: use jsonl or parquet")
     for name, rows in (("theorems", theorems), ("documents", documents)):
         if fmt == "parquet":
             write_parquet(out / f"{name}.parquet", [r.to_dict() for r in rows])
         else:
             write_atomic(out / f"{name}.jsonl", (r.to_json() + "\n" for r in rows))
+    for name in ("theorems", "documents"):
+        for other in FORMATS:
+            if other != fmt:
+                (out / f"{name}.{other}").unlink(missing_ok=True)
     write_atomic(out / "report.json", [json.dumps(report.to_dict(), indent=1, ensure_ascii=False) + "\n"])
     write_atomic(out / "report.md", [report.to_markdown()])

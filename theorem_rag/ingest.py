@@ -49,12 +49,16 @@ class IndexReport:
 
 
 def owning_documents(documents: Iterable[Document]) -> list[str]:
-    """Ids of the documents whose records are the whole of their statements (``meta.replaces_statements``).
+    """Ids of the documents whose statements a build replaces: every document it is given.
+
+    A parse writes every statement of each document it writes, so a document's records are the whole of it: a
+    statement stored for it that they no longer hold was deleted, or moved, in the source. (arXiv documents
+    still say so in ``meta.replaces_statements``; it is no longer needed.)
 
     >>> owning_documents([Document("arxiv:1", "arxiv", meta={"replaces_statements": True}), Document("s", "s")])
-    ['arxiv:1']
+    ['arxiv:1', 's']
     """
-    return [d.id for d in documents if d.meta.get("replaces_statements")]
+    return [d.id for d in documents]
 
 
 def theorem_node(theorem: Theorem, slogan: str | None, embed_text: str, embed_hash: str = "") -> Any:
@@ -123,9 +127,10 @@ def build_index(
     building it with another is an InputError before anything is written, unless ``reembed`` is set, which
     deletes the space's vectors and embeds every statement again.
 
-    A document that says ``meta.replaces_statements`` (an arXiv paper) owns its statements: with ``prune``, those
-    stored for it that ``theorems`` no longer holds (a new version dropped them) are deleted. Pass
-    ``prune=False`` when ``theorems`` is only part of the records (``--limit``).
+    Every document in ``documents`` owns its statements: with ``prune``, those stored for it that ``theorems``
+    no longer holds (deleted or moved in the source, a new version dropped them) are deleted with their vectors,
+    so a rebuild holds what a fresh build of the same records holds. Pass ``prune=False`` when ``theorems`` is
+    only part of a document's records (``--limit``).
     """
     try:
         from llama_index.core.ingestion import IngestionPipeline
@@ -156,8 +161,11 @@ def build_index(
                         progress=progress)  # fmt: skip
     report.slogans_cached, report.slogans_written = run.stats.cached, run.stats.written
     report.slogans_failed = run.stats.failed
-    if run.slogans:
-        store.set_slogans(run.slogans)
+    # A statement whose slogan failed keeps none: the one stored was written for another text (or by another
+    # writer) and would disagree with the vector embedded below from its LaTeX. A later run writes it.
+    slogans: dict[str, str | None] = {**{tid: None for tid in run.stats.errors}, **run.slogans}
+    if slogans:
+        store.set_slogans(slogans)
     report.seconds["slogans"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()

@@ -85,9 +85,11 @@ def _parquet_objects(path: Path) -> list[tuple[int, dict]]:
         raise ImportError(f"reading Parquet records needs pyarrow: {_PARQUET_EXTRA}") from e
     rows = pq.read_table(path).to_pylist()
     for row in rows:
-        # The Parquet writer stores nested mappings (meta) as JSON text.
+        # The Parquet writer stores nested mappings (meta, formula keys) as JSON text.
         if isinstance(row.get("meta"), str):
             row["meta"] = json.loads(row["meta"] or "{}")
+        if isinstance(row.get("formula_keys"), str):
+            row["formula_keys"] = json.loads(row["formula_keys"])
     return list(enumerate(rows, start=1))
 
 
@@ -151,10 +153,12 @@ def _paper_documents(objects: Iterable[tuple[int, dict]], wanted: set[str]) -> l
 
 
 def _in_folder(folder: Path, name: str) -> Path | None:
-    for suffix in (".jsonl", ".parquet"):
-        if (folder / f"{name}{suffix}").is_file():
-            return folder / f"{name}{suffix}"
-    return None
+    """``<name>.jsonl`` or ``<name>.parquet`` in ``folder``; both is an error (which one is current is unknown)."""
+    found = [folder / f"{name}{suffix}" for suffix in (".jsonl", ".parquet") if (folder / f"{name}{suffix}").is_file()]
+    if len(found) > 1:
+        raise RecordFileError(f"{folder} holds both {found[0].name} and {found[1].name}, and either may be stale: "
+                              "delete the older one, or parse again (`theorem-rag corpus parse` keeps one format)")
+    return found[0] if found else None
 
 
 def read_records(path: str | Path, *, strict: bool = True) -> RecordSet:

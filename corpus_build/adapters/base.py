@@ -1,6 +1,20 @@
 """What every corpus adapter shares: which files start a document, ids, urls and document metadata.
 
 A subclass per corpus overrides only what differs (Stacks tags, PlanetMath entries, Open Logic labels...).
+
+Ids. A statement with a ``\\label`` is ``<prefix>:<label>``. One without is ``<prefix>:<file>#<kind>-<hash>``, the
+hash being 8 hex digits of :func:`~theorem_rag.records.digest` over its body as parsed, normalised
+(:func:`corpus_build.filters.normalized`: layout commands dropped, whitespace collapsed): adding, deleting,
+reordering or renumbering other statements never moves it, and editing the statement itself gives it a new id.
+The printed number is left out on purpose: deleting an earlier exercise renumbers the later ones. Two statements
+of one document never share a normalised body (the second is dropped as a duplicate), so ids of one file collide
+only if two bodies share a hash prefix; the second in document order then gets ``#2`` (the third ``#3``), the
+rule every id collision follows (:func:`corpus_build.parse._finish`).
+
+Such statements were once numbered by position in their file (``<prefix>:<file>#<n>``), which moved when an
+earlier one was deleted. The id that rule gives in the same parse is kept as ``meta["legacy_id"]``, so that
+references written against it (evaluation sets) still resolve (:func:`theorem_rag.eval.queries.resolve_ids`);
+it is only meaningful for the sources it was written against.
 """
 
 from __future__ import annotations
@@ -9,11 +23,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from corpus_build.filters import normalized
 from corpus_build.macros import read_group
 from corpus_build.raw import RawStatement
 from corpus_build.sources import SourceTree
 from corpus_build.texfiles import Flattened
-from theorem_rag.records import Document
+from theorem_rag.records import Document, digest
 
 
 @dataclass
@@ -33,6 +48,17 @@ def slug(text: str) -> str:
     'sphere-eversion-blueprint-tex'
     """
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x"
+
+
+def statement_key(kind: str, body: str) -> str:
+    """The id fragment of a statement without a label: its kind and 8 hex digits of its normalised body's hash.
+
+    >>> statement_key("exercise", "Show that  $x^2 \\geq 0$.") == statement_key("exercise", "Show that $x^2 \\geq 0$.")
+    True
+    >>> statement_key("exercise", "Show that $x^2 \\geq 0$.")
+    'exercise-...'
+    """
+    return f"{kind}-{digest(normalized(body), length=8)}"
 
 
 def command_arg(text: str, command: str) -> str:
@@ -80,7 +106,8 @@ def authors(text: str) -> tuple[str, ...]:
 
 
 class Adapter:
-    """The generic adapter: a folder of LaTeX (a paper); ids ``<source>:<label>`` or ``<source>:<file>#<n>``."""
+    """The generic adapter: a folder of LaTeX (a paper); ids ``<source>:<label>`` or ``<source>:<file>#<kind>-<hash>``
+    (see the module docs)."""
 
     source = "paper"
     license = ""
@@ -106,13 +133,28 @@ class Adapter:
         """Statements an adapter reads itself (PlanetMath entries); None: run the LaTeX parsers."""
         return None
 
+    def id_prefix(self) -> str:
+        """What every id of this adapter starts with, before ``:``."""
+        return self.source
+
     def label_id(self, label: str, unit: Unit) -> str:
-        return f"{self.source}:{label}"
+        return f"{self.id_prefix()}:{label}"
+
+    def unlabelled_id(self, raw: RawStatement, unit: Unit) -> str:
+        """The id of a statement without a label: ``<prefix>:<file>#<kind>-<hash>`` (:func:`statement_key`)."""
+        return f"{self.id_prefix()}:{raw.file or unit.main}#{statement_key(raw.kind, raw.body)}"
+
+    def legacy_id(self, raw: RawStatement, unit: Unit, index: int) -> str:
+        """The positional id an unlabelled statement had before :meth:`unlabelled_id` (``index``: its place among
+        the statements of its file), kept in ``meta["legacy_id"]`` for old references only."""
+        return f"{self.id_prefix()}:{raw.file or unit.main}#{index}"
 
     def theorem_id(self, raw: RawStatement, unit: Unit, index: int) -> str:
+        """The statement's id: :meth:`label_id` of its label, else :meth:`unlabelled_id` (``index`` unused here;
+        adapters with their own rules may read it)."""
         if raw.label:
             return self.label_id(raw.label, unit)
-        return f"{self.source}:{raw.file or unit.main}#{index}"
+        return self.unlabelled_id(raw, unit)
 
     def ref_ids(self, raw: RawStatement, unit: Unit) -> list[str]:
         return [self.label_id(r, unit) for r in raw.refs]

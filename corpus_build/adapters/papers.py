@@ -1,13 +1,14 @@
 """A folder of papers with ``MANIFEST.jsonl`` (id, main_file, title, license, arxiv_id): one document each.
 
-Ids are ``<paper id>:<label>`` (or ``<paper id>:<file>#<n>``); the url is the arXiv abstract page when known.
+Ids are ``<paper id>:<label>`` (or ``<paper id>:<file>#<kind>-<hash>``, see :mod:`corpus_build.adapters.base`);
+the url is the arXiv abstract page when known.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from corpus_build.adapters.base import Adapter, Unit
+from corpus_build.adapters.base import Adapter
 from theorem_rag.record_files import read_json_objects
 
 
@@ -49,8 +50,5 @@ class PaperAdapter(Adapter):
     def doc_id(self, main: str) -> str:
         return self.paper_id
 
-    def label_id(self, label: str, unit: Unit) -> str:
-        return f"{self.paper_id}:{label}"
-
-    def theorem_id(self, raw, unit: Unit, index: int) -> str:
-        return self.label_id(raw.label, unit) if raw.label else f"{self.paper_id}:{raw.file or unit.main}#{index}"
+    def id_prefix(self) -> str:
+        return self.paper_id

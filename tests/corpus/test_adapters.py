@@ -76,6 +76,7 @@ def test_lebl_slides_are_marked_and_exact_repeats_dropped(tmp_path: Path):
     out = tmp_path / "out"
     report = parse_sources([root], out, use_plastex=False, progress=False)
     recs = {d["id"]: d for d in map(json.loads, (out / "theorems.jsonl").open())}
-    assert sorted(recs) == ["lebl-ra:slides/1.tex#1", "lebl-ra:t:1"]
-    assert recs["lebl-ra:slides/1.tex#1"]["meta"] == {"slides": True}
+    assert sorted(recs) == ["lebl-ra:slides/1.tex#theorem-31bec283", "lebl-ra:t:1"]
+    slide = recs["lebl-ra:slides/1.tex#theorem-31bec283"]
+    assert slide["meta"] == {"slides": True, "legacy_id": "lebl-ra:slides/1.tex#1"}
     assert report.sources[0].dropped["duplicate"] == 1

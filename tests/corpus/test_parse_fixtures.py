@@ -32,7 +32,7 @@ def test_paper_records(parsed):
         ("paper:def:norm", "definition", "2.1", "Norm"),
         ("paper:thm:main", "theorem", "2.2", None),
         ("paper:lem:aux", "lemma", "2.3", "Auxiliary"),
-        ("paper:sections/body.tex#3", "claim", None, None),
+        ("paper:sections/body.tex#claim-f90ee1e2", "claim", None, None),
         ("paper:satz:de", "theorem", "1", None),
         ("paper:lem:unknown", "lemma", "2.4", None),
     ]

@@ -39,3 +39,17 @@ def test_eval_ids_are_covered(records, name):
     ids = {r["id"] for r in records[1]}
     wanted = _eval_ids(name)
     assert sum(w in ids for w in wanted) / len(wanted) >= 0.99
+
+
+def test_research_dev_ids_resolve_on_the_papers(tmp_path):
+    """The research set names 20 unlabelled statements by their old positional ids: each resolves to a record."""
+    from theorem_rag.eval.queries import legacy_aliases, load_queries, resolve_ids
+    from theorem_rag.record_files import read_records
+
+    parse_sources([SHARED / "corpora" / "papers"], tmp_path, use_plastex=False, progress=False)
+    theorems = read_records(tmp_path).theorems
+    queries = load_queries(SHARED / "eval" / "research_dev.jsonl")
+    resolved = resolve_ids(queries, legacy_aliases(theorems))
+    ids = {t.id for t in theorems}
+    assert [r for q in resolved for r in q.relevant if r not in ids] == []
+    assert sum(a != b for q, r in zip(queries, resolved) for a, b in zip(q.relevant, r.relevant)) == 20

@@ -285,15 +285,16 @@ class TheoremStore(SpaceOps, DenseOps, TextOps, ReadOps, SideTableOps, BulkOps, 
                 [ids],
             )
 
-    def set_slogans(self, slogans: Mapping[str, str]) -> int:
-        """Set slogans by theorem id; changed slogans invalidate vectors of spaces that embed slogans. Returns #changed."""
+    def set_slogans(self, slogans: Mapping[str, str | None]) -> int:
+        """Set slogans by theorem id (``None`` clears one); changed slogans invalidate vectors of spaces that embed
+        slogans. Returns #changed."""
         with self.connection() as conn, conn.transaction():
             return self._set_slogans(conn, slogans)
 
-    def _set_slogans(self, conn: psycopg.Connection, slogans: Mapping[str, str]) -> int:
+    def _set_slogans(self, conn: psycopg.Connection, slogans: Mapping[str, str | None]) -> int:
         ids, texts = list(slogans), [slogans[i] for i in slogans]
-        if any(not isinstance(s, str) or not s.strip() for s in texts):
-            raise ValueError("slogans must be non-empty strings")
+        if any(s is not None and (not isinstance(s, str) or not s.strip()) for s in texts):
+            raise ValueError("slogans must be non-empty strings (or None to clear one)")
         known = {r[0] for r in conn.execute(
             sql.SQL("SELECT id FROM {t} WHERE id = ANY(%s)").format(t=sql.Identifier(self.names.theorems)), [ids]
         )}  # fmt: skip

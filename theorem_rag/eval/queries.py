@@ -14,7 +14,8 @@ Blank lines are skipped; anything else that is wrong stops loading with the file
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +91,42 @@ def load_queries(path: str | Path) -> list[Query]:
     if not queries:
         raise QueryFileError(f"{path}: no queries in file")
     return queries
+
+
+def legacy_aliases(theorems: Iterable[Any]) -> dict[str, str]:
+    """``{old id: id}`` from the records' ``meta["legacy_id"]``: the positional id (``<file>#<n>``) an unlabelled
+    statement had before ids were made stable (:mod:`corpus_build.adapters.base`). An old id that is also the id
+    of a record is left out: a record's own id always wins.
+
+    >>> class T:
+    ...     def __init__(self, id, meta): self.id, self.meta = id, meta
+    >>> legacy_aliases([T("p:a.tex#lemma-1f2e3d4c", {"legacy_id": "p:a.tex#0"}), T("p:lab", {})])
+    {'p:a.tex#0': 'p:a.tex#lemma-1f2e3d4c'}
+    """
+    theorems = list(theorems)
+    ids = {t.id for t in theorems}
+    out: dict[str, str] = {}
+    for t in theorems:
+        old = (t.meta or {}).get("legacy_id")
+        if isinstance(old, str) and old and old not in ids:
+            out.setdefault(old, t.id)
+    return out
+
+
+def resolve_ids(queries: Sequence[Query], aliases: Mapping[str, str]) -> list[Query]:
+    """The queries with every ``relevant`` and ``exclude`` id found in ``aliases`` replaced by the id it stands
+    for (:func:`legacy_aliases`), so that query sets written against positional ids score the same statements.
+
+    >>> resolve_ids([Query("q", "x", ("p:a.tex#0", "p:lab"))], {"p:a.tex#0": "p:a.tex#lemma-1f2e3d4c"})[0].relevant
+    ('p:a.tex#lemma-1f2e3d4c', 'p:lab')
+    """
+    if not aliases:
+        return list(queries)
+
+    def ids(values: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(aliases.get(v, v) for v in values))
+
+    return [replace(q, relevant=ids(q.relevant), exclude=ids(q.exclude)) for q in queries]
 
 
 def query_set_name(path: str | Path) -> str:
