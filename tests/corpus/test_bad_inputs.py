@@ -96,7 +96,8 @@ def test_symlink_loop_binary_huge_and_empty_files(tmp_path: Path):
     assert "empty.tex" in rep.without_statements
     assert {n["path"]: n["note"] for n in rep.notes}["latin1.tex"].startswith("not UTF-8")
     bodies = {json.loads(x)["id"]: json.loads(x)["body_latex"] for x in (out / "theorems.jsonl").open()}
-    assert bodies == {"src:l:ok": "A good lemma in a tarball is parsed.", "src:latin1.tex#lemma-74636183": "Für alle $x$ gilt das."}
+    assert bodies == {"src:l:ok": "A good lemma in a tarball is parsed.",
+                      "src:latin1.tex#lemma-74636183": "Für alle $x$ gilt das."}
     md = (out / "report.md").read_text()
     for name in ("sub/loop", "figure.tex", "huge.tex", "self.tex"):
         assert f"`{name}`" in md
