@@ -67,6 +67,11 @@ class Theorem:
     parser could (empty when nothing was expanded); ``proof`` the proof that follows it in the source, if any. ``parser`` names the method that produced the record
     (``plastex``, ``fallback`` or ``jsonl``); ``file`` and ``line`` point into the source tree.
 
+    ``id`` follows the statement, not its place: a parsed statement is ``<prefix>:<label>``, or without a label
+    ``<prefix>:<file>#<kind>-<hash>`` (8 hex digits of its normalised body's hash), so editing other statements
+    never moves it (:mod:`corpus_build.adapters.base`, ``docs/concepts/ids.md``). The positional id such a statement
+    had before, ``<prefix>:<file>#<n>``, is kept as ``meta["legacy_id"]`` for references written against it.
+
     ``formula_keys`` is derived, not part of the record: the formula keys of :attr:`text` computed where the record
     was parsed, as ``(stamp, keys)`` (:func:`theorem_rag.formula_keys.carry`), so that loading does not compute
     them; a writer uses them only while the stamp matches the text. It is not compared, hashed or part of
