@@ -22,7 +22,8 @@ from corpus_build.theorems import TheoremEnv
 
 @dataclass
 class Extraction:
-    """The statements of one document, the parser that produced them, and why the fallback was used."""
+    """The statements of one document, the parser that produced them, and why the fallback was used; ``refused``:
+    what plasTeX's sandbox refused the document (files outside its folder, ...; :mod:`corpus_build.sandbox`)."""
 
     statements: list[RawStatement]
     parser: str
@@ -30,6 +31,7 @@ class Extraction:
     fallback: FallbackResult | None = None
     found_by: dict[str, int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    refused: list[str] = field(default_factory=list)
 
 
 def plastex_available() -> bool:
@@ -158,6 +160,7 @@ def extract_statements(
     )
     found["plastex"] = len(pr.statements)
     secs["plastex"] = pr.seconds
+    refused = pr.refused
     if pr.error:
         reason = f"plasTeX error: {pr.error[:300]}"
     elif pr.truncated:
@@ -169,5 +172,5 @@ def extract_statements(
             if s.line is not None:
                 s.line += offset
         fill_from_fallback(pr.statements, fb.statements)
-        return Extraction(pr.statements, "plastex", None, fb, found, secs)
-    return Extraction(fb.statements, "fallback", reason, fb, found, secs)
+        return Extraction(pr.statements, "plastex", None, fb, found, secs, refused)
+    return Extraction(fb.statements, "fallback", reason, fb, found, secs, refused)

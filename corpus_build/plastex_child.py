@@ -24,6 +24,7 @@ import time
 from typing import Any
 
 from corpus_build.fork_server import ForkServer, ServerLost, child_env
+from corpus_build.sandbox import FileGuard
 from corpus_build.tex_scan import clean_body
 
 _REF_RE = re.compile(r"\\(?:ref|cref|Cref|autoref)\*?\s*\{([^{}]*)\}")
@@ -184,16 +185,22 @@ def _child_main() -> None:
 
 
 def _serve(job: tuple, answer: Any) -> None:
-    """In the child: parse one job under its limits and write the pickled ``(status, payload)`` to ``answer``.
+    """In the child: parse one job under its limits and write the pickled ``(status, payload, access)`` to
+    ``answer``; ``access`` holds the files of the folder plasTeX ``opened`` and what the sandbox ``refused``.
 
-    plasTeX prints to stdout and stderr, so both go to /dev/null and the answer goes to its own file.
+    plasTeX prints to stdout and stderr, so both go to /dev/null and the answer goes to its own file. Before the
+    document is read, the process confines itself to ``base_dir`` (:class:`corpus_build.sandbox.FileGuard`;
+    ``None``: no file of any folder): a document names files through macros the include guard cannot see.
     """
     import resource
+
+    import plasTeX
 
     source, envs, base_dir, memory_bytes, cpu_seconds = job
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
+    guard = FileGuard(base_dir, os.path.dirname(plasTeX.__file__))
     try:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
         # The time limit counts CPU, not wall-clock, seconds: on a busy machine a big file takes longer by the
@@ -202,6 +209,7 @@ def _serve(job: tuple, answer: Any) -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
         if base_dir:
             os.chdir(base_dir)
+        guard.install()
         result: tuple[str, Any] = ("ok", _parse_source(source, envs))
     except MemoryError:
         result = ("error", f"plasTeX ran out of memory (limit {memory_bytes >> 20} MiB)")
@@ -209,7 +217,8 @@ def _serve(job: tuple, answer: Any) -> None:
         result = ("error", "plasTeX recursed too deeply (a macro that expands to itself?)")
     except BaseException as exc:  # noqa: BLE001 - any failure of plasTeX is reported to the parent, not raised
         result = ("error", f"plasTeX failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
-    pickle.dump(result, answer)
+    access = {"opened": list(dict.fromkeys(guard.opened)), "refused": list(dict.fromkeys(guard.refused))}
+    pickle.dump((*result, access), answer)
     answer.close()
 
 
@@ -278,9 +287,10 @@ def _run_forked(job: tuple, wall_s: float) -> tuple[int, bytes, bytes]:
     return os.waitstatus_to_exitcode(status), b"".join(chunks), b""
 
 
-def run_child(source: str, envs: list[str], base_dir: str | None, timeout_s: float) -> tuple[str, Any]:
+def run_child(source: str, envs: list[str], base_dir: str | None, timeout_s: float) -> tuple[str, Any, dict]:
     """Run :func:`_serve` in a child process with ``timeout_s`` seconds of CPU time: a fork of this process where
-    it may fork (:func:`_can_fork`), else a fork of the fork server (Linux), else a fresh interpreter.
+    it may fork (:func:`_can_fork`), else a fork of the fork server (Linux), else a fresh interpreter; returns
+    ``(status, payload, access)`` as :func:`_serve` writes it (``access`` empty when the child gave no answer).
 
     A child that does not use its CPU (blocked) is killed after a wall-clock backstop of 4 x ``timeout_s`` + 10 s.
 
@@ -298,12 +308,12 @@ def run_child(source: str, envs: list[str], base_dir: str | None, timeout_s: flo
         else:
             returncode, out, err = _run_interpreter(job, wall_s)
     except subprocess.TimeoutExpired:
-        return "error", f"plasTeX gave no answer within {wall_s:g} s of wall-clock time"
+        return "error", f"plasTeX gave no answer within {wall_s:g} s of wall-clock time", {}
     if returncode in (-signal.SIGXCPU, -signal.SIGKILL) and not out:
-        return "error", f"plasTeX timed out after {cpu_seconds} s of CPU time"
+        return "error", f"plasTeX timed out after {cpu_seconds} s of CPU time", {}
     if returncode != 0 or not out:
         last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-        return "error", f"plasTeX process died (exit code {returncode}) {last[0]}".strip()
+        return "error", f"plasTeX process died (exit code {returncode}) {last[0]}".strip(), {}
     return pickle.loads(out)
 
 

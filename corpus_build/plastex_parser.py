@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import importlib.util
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from corpus_build.plastex_child import run_child
@@ -44,7 +44,9 @@ class PlastexResult:
     ``truncated`` is true when plasTeX gave back fewer theorem environments than the text opens (it stopped
     early or lost part of the document) or when an environment is never closed; ``error`` is ``None`` on
     success and a one-line reason when plasTeX failed, timed out or died. ``warning`` says when the first
-    attempt failed and the statements come from a second one run without the user's macros.
+    attempt failed and the statements come from a second one run without the user's macros. ``opened`` lists the
+    files of the folder plasTeX read, ``refused`` what the sandbox refused it (:mod:`corpus_build.sandbox`: a file
+    outside the folder, a program, ...), as asked.
     """
 
     statements: list[RawStatement]
@@ -52,6 +54,8 @@ class PlastexResult:
     error: str | None
     seconds: float
     warning: str | None = None
+    opened: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
 
 
 
@@ -86,19 +90,22 @@ def parse_with_plastex(
     spans = scan_environments(text, envs)
     if not text.strip() or not spans:
         return PlastexResult([], False, None, time.perf_counter() - started)
-    status, payload = run_child(compose_document(text, preamble, theorem_envs), envs, base_dir, timeout_s)
+    status, payload, access = run_child(compose_document(text, preamble, theorem_envs), envs, base_dir, timeout_s)
+    opened, refused = list(access.get("opened", ())), list(access.get("refused", ()))
     warning = None
     bare = theorem_preamble(preamble)
     if status != "ok" and bare != preamble:
         # A user macro plasTeX cannot run (it loops, or uses a primitive plasTeX lacks) sinks the whole file;
         # numbers, sections and refs still come out without the macros.
         warning = f"{payload}; parsed again with only the theorem set-up of the preamble, macros unexpanded"
-        status, payload = run_child(compose_document(text, bare, theorem_envs), envs, base_dir, timeout_s)
+        status, payload, access = run_child(compose_document(text, bare, theorem_envs), envs, base_dir, timeout_s)
+        opened = list(dict.fromkeys(opened + list(access.get("opened", ()))))
+        refused = list(dict.fromkeys(refused + list(access.get("refused", ()))))
     if status != "ok":
-        return PlastexResult([], True, payload, time.perf_counter() - started, warning)
+        return PlastexResult([], True, payload, time.perf_counter() - started, warning, opened, refused)
     statements = _merge(payload, spans, theorem_envs)
     truncated = len(statements) < len(spans) or not all(s.closed for s in spans)
-    return PlastexResult(statements, truncated, None, time.perf_counter() - started, warning)
+    return PlastexResult(statements, truncated, None, time.perf_counter() - started, warning, opened, refused)
 
 
 def _pair(records: list[dict[str, Any]], spans: list[TheoremSpan]) -> list[TheoremSpan | None]:
