@@ -190,6 +190,8 @@ def finish_tree(plan: TreePlan, parsed: dict[int, Extraction]) -> tuple[list[The
             for k, v in ext.fallback.unknown_kind.items():
                 rep.dropped[f"unknown_kind:{k}"] += v
             rep.unterminated += [{"file": unit.main, "env": e, "line": ln} for e, ln in ext.fallback.unterminated]
+            if ext.refused:  # the names the document asked for, never what those files hold
+                rep.notes.append({"path": unit.main, "note": "plasTeX was refused: " + "; ".join(ext.refused[:20])})
         rep.found_by_parser[parser] += len(stmts)
         if stmts and unit.doc_id not in docs:
             docs[unit.doc_id] = adapter.document(unit)
