@@ -93,34 +93,38 @@ def _state(store, space):
     return ids, theorems, slogans, vectors
 
 
+def _build(engine: str, dsn: str, table: str, *extra: str) -> str:
+    from click.testing import CliRunner
+
+    from theorem_rag.cli import main
+
+    ray_flags = ["--ray-batch-size", "16"] if engine == "ray" else []
+    result = CliRunner().invoke(main, ["index", "build", "--records", str(FIXTURES / "integrations"), "--engine", engine,
+                                       *ray_flags, "--embed-backend", "torch", "--slogan-writer", "offline",
+                                       "--database-url", dsn, "--table", table, *extra])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
 @pytest.mark.db
 @pytest.mark.models
-def test_ray_build_equals_local_build(local_ray, pg_dsn):
+def test_ray_build_equals_local_build_in_every_space(local_ray, pg_dsn):
+    """The quickstart's builds, with each engine: two sources into the base model's space, the same into
+    math-minilm-v4's (the query space of queries in words), then every source with a plain ``index build``. Both
+    indexes hold the same statements, slogans and vectors in every space: on Ray too the query space follows."""
+    from theorem_rag.config import ADAPTED_MODEL
     from theorem_rag.db.store import TheoremStore
-    from theorem_rag.embed import Embedder
-    from theorem_rag.ingest import build_index
     from theorem_rag.ray_build import RayBuildOptions, build_index_ray
-    from theorem_rag.slogans.offline import OfflineSloganWriter
 
     theorems, documents = _records()
+    some = ["--source", "stacks", "--source", "planetmath"]
+    space, query_space = space_name(DEFAULT_EMBED_MODEL, "slogan"), space_name(ADAPTED_MODEL, "slogan")
     with TheoremStore(pg_dsn, table="ray_eq_local") as local, TheoremStore(pg_dsn, table="ray_eq_ray") as on_ray:
-        from click.testing import CliRunner
-
-        from theorem_rag.cli import main
-
         on_ray.migrate()
         before = _indexes(on_ray)
-        result = CliRunner().invoke(main, ["index", "build", "--records", str(FIXTURES / "integrations"), "--engine",
-                                           "ray", "--ray-batch-size", "16", "--embed-backend", "torch", "--database-url", pg_dsn,
-                                           "--table", "ray_eq_ray"])  # fmt: skip
-        assert result.exit_code == 0, result.output
-        space = space_name(DEFAULT_EMBED_MODEL, "slogan")
-        assert (f"space {space}: 51 statements (51 new, 0 updated, 0 unchanged, 0 removed) in 6 documents; "
-                "slogans 0 cached, 51 written, 0 failed; 51 embedded") in result.output
-        tokens = Settings().embed_max_tokens  # what the CLI's build read of each slogan
-        build_index(local, Embedder(max_tokens=tokens), theorems, documents, writer=OfflineSloganWriter(), space=space,
-                    progress=False)  # fmt: skip
-        assert on_ray.has_index(space)
+        out = _build("ray", pg_dsn, "ray_eq_ray", *some)
+        assert (f"space {space}: 8 statements (8 new, 0 updated, 0 unchanged, 0 removed) in 5 documents; "
+                "slogans 0 cached, 8 written, 0 failed; 8 embedded") in out
         # into the empty index the bulk path: every secondary index dropped before the writes and built once after
         # them (new objects, the same definitions); the upsert path would have kept the same objects
         after = _indexes(on_ray)
@@ -128,14 +132,29 @@ def test_ray_build_equals_local_build(local_ray, pg_dsn):
         kept = {f"{on_ray.names.theorems}_pkey", f"{on_ray.names.text}_pkey", sqltext.doc_index_name(on_ray.names)}
         rebuilt = {n for n in before if after[n][1] != before[n][1]}
         assert rebuilt == set(before) - kept and len(rebuilt) >= 8 and on_ray.deferred_indexes() == []
-        ids_a, th_a, sl_a, vec_a = _state(local, space)
-        ids_b, th_b, sl_b, vec_b = _state(on_ray, space)
-        assert ids_b == ids_a and len(ids_a) == 51
-        assert th_b == th_a
-        assert sl_b == sl_a
-        for i in ids_a:
-            np.testing.assert_allclose(vec_b[i], vec_a[i], atol=1e-5)
+        _build("ray", pg_dsn, "ray_eq_ray", *some, "--embed-model", ADAPTED_MODEL)
+        _build("local", pg_dsn, "ray_eq_local", *some)
+        _build("local", pg_dsn, "ray_eq_local", *some, "--embed-model", ADAPTED_MODEL)
+        assert on_ray.count_vectors(query_space) == local.count_vectors(query_space) == 8
+
+        outputs = {engine: _build(engine, pg_dsn, f"ray_eq_{engine}") for engine in ("ray", "local")}
+        for out in outputs.values():
+            assert (f"space {space}: 51 statements (43 new, 0 updated, 8 unchanged, 0 removed) in 6 documents; "
+                    "slogans 8 cached, 43 written, 0 failed; 43 embedded") in out
+            assert (f"space {query_space}: 51 statements (0 new, 0 updated, 51 unchanged, 0 removed) in 6 documents; "
+                    "slogans 51 cached, 0 written, 0 failed; 43 embedded") in out
+        assert [sp.name for sp in on_ray.spaces()] == [sp.name for sp in local.spaces()] == sorted([space, query_space])
+        for name in (space, query_space):
+            ids_a, th_a, sl_a, vec_a = _state(local, name)
+            ids_b, th_b, sl_b, vec_b = _state(on_ray, name)
+            assert ids_b == ids_a and len(ids_a) == 51, name
+            assert th_b == th_a
+            assert sl_b == sl_a
+            for i in ids_a:
+                np.testing.assert_allclose(vec_b[i], vec_a[i], atol=1e-5)
+            assert on_ray.has_index(name) and local.has_index(name)
         assert on_ray.stats()["theorems"] == local.stats()["theorems"] == 51
+        tokens = Settings().embed_max_tokens  # what the CLI's build read of each slogan
         again = build_index_ray(pg_dsn, theorems, documents, space=space, table="ray_eq_ray", embed_max_tokens=tokens,
                                 options=RayBuildOptions(batch_size=16))  # fmt: skip
         assert (again.inserted, again.updated, again.unchanged, again.slogans_written, again.embedded) == (0, 0, 51, 0, 0)

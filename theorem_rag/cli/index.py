@@ -92,9 +92,14 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, embed_backen
     if not theorems:
         raise click.UsageError("no theorem records to index")
     if engine == "ray":
-        _build_on_ray(s, theorems, documents, limit, reembed, ray_batch_size, embed_actors, slogan_tasks)
-        return
+        _require_ray()  # before the database is opened
     search = TheoremSearch.from_settings(s)
+    if engine == "ray":
+        # The same spaces as the local build below: the query model's space follows the records too.
+        query = (search.query_space, search.query_embedder) if search.query_space else None
+        search.close()
+        _build_on_ray(s, theorems, documents, limit, reembed, ray_batch_size, embed_actors, slogan_tasks, query)
+        return
     writer = build_slogan_writer(s.slogan_writer, api_base=s.llm_api_base, context=s.slogan_context,
                                  concurrency=s.llm_concurrency, max_retries=s.llm_max_retries,
                                  rpm=s.llm_requests_per_minute)  # fmt: skip
@@ -116,32 +121,40 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, embed_backen
         click.echo(report.summary())
 
 
-def _build_on_ray(s, theorems, documents, limit, reembed, batch_size, embed_actors, slogan_tasks) -> None:
+def _require_ray() -> None:
     from corpus_build.ray_engine import RayUnavailable, require_ray
-    from theorem_rag.db.names import space_name
-    from theorem_rag.db.server import resolve_dsn
 
     try:
         require_ray()
     except RayUnavailable as e:
         raise click.UsageError(str(e)) from e
+
+
+def _build_on_ray(s, theorems, documents, limit, reembed, batch_size, embed_actors, slogan_tasks, query) -> None:
+    """The build on Ray of the settings' space and, when ``query`` is ``(space, embedder)``, of the query model's
+    space, as the local build does both."""
+    from theorem_rag.db.names import space_name
+    from theorem_rag.db.server import resolve_dsn
     from theorem_rag.errors import InputError
     from theorem_rag.ray_build import RayBuildOptions, build_index_ray
 
     writer = {"spec": s.slogan_writer, "api_base": s.llm_api_base, "context": s.slogan_context,
               "concurrency": s.llm_concurrency, "max_retries": s.llm_max_retries, "rpm": s.llm_requests_per_minute}
     options = RayBuildOptions(batch_size=batch_size, embed_actors=embed_actors, slogan_tasks=slogan_tasks)
-    try:
-        report = build_index_ray(resolve_dsn(s), theorems, documents, space=space_name(s.embed_model, s.embed_field),
-                                 table=s.table, field=s.embed_field, embed_model=s.embed_model,
-                                 doc_instruction=s.doc_instruction, embed_max_tokens=s.embed_max_tokens,
-                                 embed_batch_size=s.embed_batch_size,
-                                 embed_backend=s.embed_backend, onnx_cache_dir=str(Path(s.data_dir) / "onnx"),
-                                 writer=writer, options=options, prune=not limit, reembed=reembed,
-                                 dense_index=s.dense_index)  # fmt: skip
-    except InputError as e:
-        raise click.ClickException(str(e)) from e
-    click.echo(report.summary())
+    spaces = [(space_name(s.embed_model, s.embed_field), s.embed_model, s.embed_backend)]
+    if query is not None:
+        spaces.append((query[0], query[1].model_name, query[1].backend))
+    for space, model, backend in spaces:
+        try:
+            report = build_index_ray(resolve_dsn(s), theorems, documents, space=space, table=s.table,
+                                     field=s.embed_field, embed_model=model, doc_instruction=s.doc_instruction,
+                                     embed_max_tokens=s.embed_max_tokens, embed_batch_size=s.embed_batch_size,
+                                     embed_backend=backend, onnx_cache_dir=str(Path(s.data_dir) / "onnx"),
+                                     writer=writer, options=options, prune=not limit, reembed=reembed,
+                                     dense_index=s.dense_index)  # fmt: skip
+        except InputError as e:
+            raise click.ClickException(str(e)) from e
+        click.echo(report.summary())
 
 
 @index.command()
