@@ -83,6 +83,7 @@ class TheoremSearch:
             raise InputError(f"query_space {query_space!r} needs the query_embedder whose model made it")
         self.k, self.max_k, self.reranker = k, max_k, reranker
         self._built: set[str] = set()
+        self._built_generation: int | None = None  # the index's change marker when _built was checked
         self.retriever = TheoremRetriever(
             store, SentenceTransformerEmbedding(embedder), space, k=k, pool=pool if pool is None else max(pool, max_k),
             ef_search=ef_search,
@@ -153,8 +154,13 @@ class TheoremSearch:
         return k
 
     def _check_built(self) -> None:
+        # Once per call: another process may have changed the index since (new documents, a space's index kind or
+        # vectors); the store's change marker says so, and what was checked is checked again.
+        generation = self.store.refresh()
+        if generation != self._built_generation:
+            self._built, self._built_generation = set(), generation
         for space in (self.space, *self.retriever.extra_spaces):
-            if space in self._built:  # vectors are only removed by an explicit rebuild or deletion
+            if space in self._built:  # vectors are only removed by a rebuild or deletion, which the marker shows
                 continue
             try:
                 built = self.store.count_vectors(space) > 0
@@ -323,6 +329,12 @@ class TheoremSearch:
 
     def get_document(self, doc_id: str) -> Document | None:
         return self.store.get_document(doc_id)
+
+    def index_generation(self) -> int:
+        """The index's change marker, read now: it grows whenever documents or vector spaces change (another
+        process's ``index build``, say), so a cache of what they hold, kept under this number, is stale when it
+        differs (:mod:`theorem_rag.db.generation`)."""
+        return self.store.refresh()
 
     def theorems_of(self, doc_id: str, limit: int = 500) -> list[Theorem]:
         """The statements of one document in source order."""

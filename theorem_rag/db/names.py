@@ -108,6 +108,11 @@ class Names:
         """The fitted premise head (one row): its weights and the statements whose proofs it must not read."""
         return f"{self.prefix}_premise_head"
 
+    @property
+    def generation(self) -> str:
+        """The change marker long-running readers compare (:mod:`theorem_rag.db.generation`)."""
+        return f"{self.prefix}_generation"
+
     def vectors(self, space: str) -> str:
         return f"{self.prefix}_vec_{check_space(space)}"
 
@@ -116,4 +121,4 @@ class Names:
 
     def fixed_tables(self) -> list[str]:
         """Tables created by migrations, in an order safe for dropping (dependents first)."""
-        return [self.premise_head, self.deferred_indexes, self.counts, self.lexicon, self.feedback, self.slogan_cache, self.spaces, self.text, self.theorems, self.documents, self.version]
+        return [self.generation, self.premise_head, self.deferred_indexes, self.counts, self.lexicon, self.feedback, self.slogan_cache, self.spaces, self.text, self.theorems, self.documents, self.version]

@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16]
+[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18]
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Union
 
 from psycopg import Connection, sql
 
-from theorem_rag.db import counters, sqltext
+from theorem_rag.db import counters, generation, sqltext
 from theorem_rag.db.names import Names
 
 # A migration step is a statement, or a callable for a step that must read the database first (existing spaces).
@@ -298,8 +298,9 @@ MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (14, "text: the narrow table full-text search reads (tsv computed by trigger; theorems.tsv dropped)", _v14),
     (15, "text: an index of the lowercased aliases (definition look-ups by alias)", _v15),
     (16, "text: rows kept whole up to 8,160 bytes (full-text vectors in the row)", _v16),
+    (18, "generation: a change marker bumped by any change of documents or spaces", generation.migration),
 ]
-LATEST = MIGRATIONS[-1][0]
+LATEST = max(version for version, _, _ in MIGRATIONS)  # numbers are reserved ahead and may land in any order
 
 
 def migrate(conn: Connection, prefix: str = "theorems", target: int | None = None) -> list[int]:
@@ -364,6 +365,6 @@ def drop_all(conn: Connection, prefix: str = "theorems") -> list[str]:
             if conn.execute("SELECT to_regclass(%s) IS NOT NULL", [table]).fetchone()[0]:
                 conn.execute(sql.SQL("DROP TABLE {t} CASCADE").format(t=sql.Identifier(table)))
                 dropped.append(table)
-        for fn in counters.function_names(n):
+        for fn in [*counters.function_names(n), generation.function_name(n)]:
             conn.execute(sql.SQL("DROP FUNCTION IF EXISTS {f}()").format(f=sql.Identifier(fn)))
     return dropped

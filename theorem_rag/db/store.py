@@ -30,6 +30,7 @@ from theorem_rag.db import counters, sqltext
 from theorem_rag.db.bulk import BulkOps, RelationSize
 from theorem_rag.db.cancel import tracked
 from theorem_rag.db.dense import DenseOps
+from theorem_rag.db.generation import GenerationOps
 from theorem_rag.db.lookup import LookupOps
 from theorem_rag.db.names import Names
 from theorem_rag.db.proof_graph import ProofGraphOps
@@ -70,7 +71,8 @@ def _configure(conn: psycopg.Connection, statement_timeout: float = 0) -> None:
         conn.execute("SELECT set_config('statement_timeout', %s, false)", [f"{max(1, round(statement_timeout * 1000))}ms"])
 
 
-class TheoremStore(SpaceOps, DenseOps, TextOps, ReadOps, SideTableOps, BulkOps, LookupOps, ProofGraphOps):
+class TheoremStore(SpaceOps, DenseOps, TextOps, ReadOps, SideTableOps, BulkOps, LookupOps, ProofGraphOps,
+                   GenerationOps):
     """Statements, documents and embedding spaces in PostgreSQL under one table prefix.
 
     >>> TheoremStore("dbname=theorem_rag", table="theorems").names.documents

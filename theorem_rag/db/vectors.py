@@ -134,12 +134,15 @@ class SpaceOps:
     def space(self, name: str) -> VectorSpace:
         """A registered space by name; unknown names raise InputError listing the known ones."""
         check_space(name)
-        if name not in self._spaces:
+        # read once: another thread's refresh (GenerationOps.refresh) may replace the cache meanwhile
+        found = self._spaces.get(name)
+        if found is None:
             known = {s.name: s for s in self.spaces()}
             if name not in known:
                 raise InputError(f"unknown vector space {name!r}; known: {', '.join(known) or 'none'}")
             self._spaces.update(known)
-        return self._spaces[name]
+            found = known[name]
+        return found
 
     def vector_space(
         self, name: str, dim: int, half: bool = False, field: str = "slogan", model: str = "", backend: str = "torch",

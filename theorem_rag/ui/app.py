@@ -79,10 +79,15 @@ class Handlers:
         self.search, self.chat = search, chat
         self.assistant_options = assistant_options or {}
         self._documents: dict[str, Document | None] = {}
+        self._documents_generation: int | None = None
         self._errors = _user_errors()
 
     def documents_for(self, hits: list[Hit]) -> dict[str, Document]:
-        """Documents of the hits' statements (cached: documents change only on re-indexing)."""
+        """Documents of the hits' statements, cached until the index's change marker moves (another process
+        ingested, changed or removed documents): a miss is not remembered past that."""
+        generation = self.search.index_generation()
+        if generation != self._documents_generation:
+            self._documents, self._documents_generation = {}, generation
         for doc_id in {h.theorem.doc_id for h in hits if h.theorem is not None} - set(self._documents):
             self._documents[doc_id] = self.search.get_document(doc_id)
         return {k: v for k, v in self._documents.items() if v is not None}
