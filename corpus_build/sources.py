@@ -179,27 +179,45 @@ def is_tar(path: Path) -> bool:
     return path.name.endswith((".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz"))
 
 
+def inside_file(root: Path, path: Path) -> bool:
+    """Whether ``path`` is a file whose real path (symlinks followed) lies in ``root``: the only files of a source
+    anything reads, so that a link in a source cannot make it read a file of the machine.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "a.tex").write_text("x")
+    >>> (d / "b.tex").symlink_to("/etc/hostname")
+    >>> inside_file(d, d / "a.tex"), inside_file(d, d / "b.tex"), inside_file(d, d / "none.tex")
+    (True, False, False)
+    """
+    return path.is_file() and path.resolve().is_relative_to(root.resolve())
+
+
 def detect_corpus(root: Path) -> str:
-    """Which known corpus a folder is, by its marker files; ``paper`` for anything else.
+    """Which known corpus a folder is, by its marker files (inside it: :func:`inside_file`); ``paper`` for anything
+    else.
 
     >>> import tempfile, pathlib
     >>> detect_corpus(pathlib.Path(tempfile.mkdtemp()))
     'paper'
     """
-    if (root / "tags" / "tags").is_file() and (root / "preamble.tex").is_file():
+    def has(*parts: str) -> bool:
+        return inside_file(root, root.joinpath(*parts))
+
+    if has("tags", "tags") and has("preamble.tex"):
         return "stacks"
-    if (root / "MANIFEST.jsonl").is_file():
+    if has("MANIFEST.jsonl"):
         return "papers"
-    if (root / "open-logic-envs.sty").is_file():
+    if has("open-logic-envs.sty"):
         return "openlogic"
-    if (root / "Napkin.tex").is_file():
+    if has("Napkin.tex"):
         return "napkin"
-    if (root / "hott-online.tex").is_file() and (root / "macros.tex").is_file():
+    if has("hott-online.tex") and has("macros.tex"):
         return "hott"
-    if (root / "realanal.tex").is_file() and (root / "slides").is_dir():
+    if has("realanal.tex") and (root / "slides").is_dir():
         return "lebl-ra"
     subs = [p for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
     probe = [f for s in subs[:8] for f in sorted(s.glob("*.tex"))[:1]] + sorted(root.glob("*.tex"))[:1]
+    probe = [f for f in probe if inside_file(root, f)]
     if probe and all("\\pmcanonicalname" in f.read_text(errors="replace")[:4000] for f in probe):
         return "planetmath"
     return "paper"

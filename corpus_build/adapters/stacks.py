@@ -10,6 +10,7 @@ import re
 from functools import cached_property
 
 from corpus_build.adapters.base import Adapter, Unit, relpath_stem
+from corpus_build.sources import inside_file
 from corpus_build.raw import RawStatement
 
 URL = "https://stacks.math.columbia.edu/tag/{}"
@@ -63,12 +64,16 @@ class StacksAdapter(Adapter):
     @cached_property
     def tags(self) -> dict[str, str]:
         p = self.tree.root / "tags" / "tags"
-        return read_tags(p.read_text(encoding="utf-8", errors="replace")) if p.is_file() else {}
+        if not inside_file(self.tree.root, p):  # a link out of the source is not followed
+            return {}
+        return read_tags(p.read_text(encoding="utf-8", errors="replace"))
 
     @cached_property
     def chapters(self) -> dict[str, int]:
         p = self.tree.root / "chapters.tex"
-        return read_chapter_numbers(p.read_text(encoding="utf-8", errors="replace")) if p.is_file() else {}
+        if not inside_file(self.tree.root, p):
+            return {}
+        return read_chapter_numbers(p.read_text(encoding="utf-8", errors="replace"))
 
     def main_files(self, texts: dict[str, str]) -> list[str]:
         return [m for m in super().main_files(texts) if m not in ("book.tex", "preamble.tex")]

@@ -251,3 +251,26 @@ def test_no_byte_from_outside_the_folder_reaches_records_report_logs_or_index(tm
     assert SECRET not in res.output and SECRET not in caplog.text
     assert _database_leaks(pg_dsn, table) == []
     assert _files(base) == before  # and nothing was written beside the records: not in the source folder, not beside
+
+
+def test_marker_files_linked_out_of_the_folder_are_not_read(tmp_path):
+    """A manifest or a Stacks tags file is read by the driver, not by plasTeX: a link out of the folder is not
+    followed either (the folder is then an ordinary paper)."""
+    from corpus_build.parse import parse_sources
+
+    base = tmp_path.resolve()
+    (base / "manifest.jsonl").write_text(json.dumps({"id": "p1", "title": f"The secret is {SECRET}"}) + "\n")
+    (base / "tags").write_text(f"{SECRET},algebra-lemma-one\n")
+    papers, stacks = base / "papers", base / "stacks"
+    (papers / "p1").mkdir(parents=True)
+    (papers / "MANIFEST.jsonl").symlink_to(base / "manifest.jsonl")
+    (papers / "p1" / "main.tex").write_text("\\begin{theorem}\\label{one}Every prime $p>2$ is odd.\\end{theorem}\n")
+    (stacks / "tags").mkdir(parents=True)
+    (stacks / "tags" / "tags").symlink_to(base / "tags")
+    (stacks / "preamble.tex").write_text("\\newtheorem{lemma}{Lemma}\n")
+    (stacks / "algebra.tex").write_text("\\begin{lemma}\\label{lemma-one}Every field is a ring.\\end{lemma}\n")
+    out = base / "records"
+    report = parse_sources([papers, stacks], out, use_plastex=False, progress=False)
+    assert _leaks(out) == []
+    assert [s.corpus for s in report.sources] == ["paper", "paper"]
+    assert [s.records_kept for s in report.sources] == [1, 1]
