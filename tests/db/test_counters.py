@@ -185,7 +185,7 @@ def test_migration_16_moves_vectors_stored_out_of_line_into_the_row(pg_dsn, tabl
         before = conn.execute(where).fetchall()
         lexicon = dict(conn.execute(f"SELECT lexeme, ndoc FROM {n.lexicon}").fetchall())
         assert [out for id_, _, out in before if id_.startswith("s:mid")] == [True] * 6  # PostgreSQL's default
-        assert migrate(conn, table_prefix) == [16]
+        assert migrate(conn, table_prefix, target=16) == [16]
         after = conn.execute(where).fetchall()
         assert [(id_, tsv) for id_, tsv, _ in after] == [(id_, tsv) for id_, tsv, _ in before]
         assert not any(out for _, _, out in after)
