@@ -61,6 +61,19 @@ def owning_documents(documents: Iterable[Document]) -> list[str]:
     return [d.id for d in documents]
 
 
+def slogans_to_store(run: Any) -> dict[str, str | None]:
+    """What a slogan run (:func:`theorem_rag.slogans.write_slogans`) sets on the statements (``set_slogans``):
+    its slogans, and ``None`` for each statement whose slogan failed. That statement keeps none: the one stored
+    was written for another text (or by another writer) and would disagree with the vector embedded from its
+    LaTeX. A later run writes it. The local and the Ray build both store this.
+
+    >>> from types import SimpleNamespace as NS
+    >>> slogans_to_store(NS(slogans={"a": "A slogan."}, stats=NS(errors={"b": "timeout"})))
+    {'b': None, 'a': 'A slogan.'}
+    """
+    return {**{tid: None for tid in run.stats.errors}, **run.slogans}
+
+
 def theorem_node(theorem: Theorem, slogan: str | None, embed_text: str, embed_hash: str = "") -> Any:
     """A LlamaIndex ``TextNode`` whose text is what gets embedded and whose metadata carries the full record
     and ``embed_hash``, the hash its vector is stored under (see :func:`theorem_rag.embed.embed_hash`)."""
@@ -161,9 +174,7 @@ def build_index(
                         progress=progress)  # fmt: skip
     report.slogans_cached, report.slogans_written = run.stats.cached, run.stats.written
     report.slogans_failed = run.stats.failed
-    # A statement whose slogan failed keeps none: the one stored was written for another text (or by another
-    # writer) and would disagree with the vector embedded below from its LaTeX. A later run writes it.
-    slogans: dict[str, str | None] = {**{tid: None for tid in run.stats.errors}, **run.slogans}
+    slogans = slogans_to_store(run)
     if slogans:
         store.set_slogans(slogans)
     report.seconds["slogans"] = time.perf_counter() - t0

@@ -29,7 +29,7 @@ from typing import Any
 
 from corpus_build.ray_engine import init_ray
 from theorem_rag.embed_onnx import backend_for_space
-from theorem_rag.ingest import IndexReport, _check_maker, owning_documents
+from theorem_rag.ingest import IndexReport, _check_maker, owning_documents, slogans_to_store
 from theorem_rag.records import Document, Theorem
 
 STAGES = ("write", "slogans", "embed", "vectors")
@@ -126,8 +126,9 @@ class SloganStage:
         theorems = _theorems(batch)
         docs = {t.doc_id: self.documents[t.doc_id] for t in theorems if t.doc_id in self.documents}
         run = write_slogans(theorems, self.writer, self.cache, documents=docs, progress=False)
-        if run.slogans:
-            self.store.set_slogans(run.slogans)
+        slogans = slogans_to_store(run)  # a failed slogan clears the stored one, as in the local build
+        if slogans:
+            self.store.set_slogans(slogans)
         n = len(theorems)
         return _with(batch, slogan=[run.slogans.get(t.id, "") for t in theorems],
                      n_cached=_per_batch(n, run.stats.cached), n_written=_per_batch(n, run.stats.written),

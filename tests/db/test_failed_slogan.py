@@ -74,3 +74,39 @@ def test_a_failed_slogan_clears_the_old_one_and_matches_a_fresh_build(store, pg_
     assert slogans == want_slogans
     for tid, vec in want_vectors.items():
         np.testing.assert_allclose(vectors[tid], vec, atol=1e-6)
+
+
+@pytest.mark.slow
+@pytest.mark.models
+def test_on_ray_too_a_failed_slogan_clears_the_old_one(pg_dsn):
+    """The same two builds with the Ray engine (a local ``ray.init``) and the bundled model: the failed slogan is
+    cleared there too, and the vector is the edited LaTeX's."""
+    ray = pytest.importorskip("ray", reason='the Ray build needs Ray: pip install "theorem-rag[ray]"')
+    from corpus_build.ray_engine import init_ray
+    from theorem_rag.config import DEFAULT_EMBED_MODEL
+    from theorem_rag.embed import Embedder
+    from theorem_rag.ray_build import RayBuildOptions, build_index_ray
+
+    table = f"rayslogan_{uuid.uuid4().hex[:8]}"
+
+    def build(stub, theorems):
+        writer = {"spec": "openai/stub-model", "api_base": stub.api_base, "max_retries": 0}
+        return build_index_ray(pg_dsn, theorems, [DOC], space="minilm_slogan", table=table, writer=writer,
+                               embed_backend="torch", options=RayBuildOptions(batch_size=8),
+                               build_hnsw=False)  # fmt: skip
+
+    init_ray(num_cpus=2, object_store_mb=200)
+    try:
+        with StubLLM(reply) as up:
+            build(up, [LEMMA, OTHER])
+        with StubLLM(reply, fail_first=100) as down:
+            report = build(down, [EDITED, OTHER])
+    finally:
+        ray.shutdown()
+    assert (report.slogans_failed, report.slogans_cached, report.embedded) == (1, 1, 1)
+    with TheoremStore(pg_dsn, table=table) as store:
+        slogans = {h.theorem_id: h.slogan for h in store.hydrate([Hit(i, 1.0) for i in (LEMMA.id, OTHER.id)])}
+        vector = dict(store.iter_vectors("minilm_slogan", [LEMMA.id]))[LEMMA.id]
+    assert slogans == {LEMMA.id: None, OTHER.id: "Artinian rings."}
+    want = Embedder(DEFAULT_EMBED_MODEL, backend="torch").embed_documents([EDITED.text])[0]
+    np.testing.assert_allclose(vector, want, atol=1e-5)
