@@ -192,8 +192,13 @@ def finish_tree(plan: TreePlan, parsed: dict[int, Extraction]) -> tuple[list[The
             rep.unterminated += [{"file": unit.main, "env": e, "line": ln} for e, ln in ext.fallback.unterminated]
             if ext.refused:  # the names the document asked for, never what those files hold
                 rep.notes.append({"path": unit.main, "note": "plasTeX was refused: " + "; ".join(ext.refused[:20])})
+            if not stmts and parser != "failed":
+                rep.without_statements.append(unit.main)
         rep.found_by_parser[parser] += len(stmts)
-        if stmts and unit.doc_id not in docs:
+        # Every document read is written, statements or none: its record tells `index build` that the statements
+        # stored for it are all it has now (a document whose last statement was deleted loses the others too). A
+        # document whose parse failed says nothing about its statements and gets none from this unit.
+        if parser != "failed" and unit.doc_id not in docs:
             docs[unit.doc_id] = adapter.document(unit)
         per_file: Counter = Counter()
         for s in stmts:

@@ -61,6 +61,24 @@ def owning_documents(documents: Iterable[Document]) -> list[str]:
     return [d.id for d in documents]
 
 
+def prune_documents(store: Any, documents: Iterable[Document]) -> IndexReport:
+    """The build of records that hold documents but no statement (every paper of an arXiv folder withdrawn, the
+    last statement of a file deleted): nothing to write or embed, but each document is upserted and every
+    statement stored for it is removed, with its vectors in every space, as :func:`build_index` removes those a
+    document no longer holds. ``removed`` in the report says how many.
+
+    >>> prune_documents(store, [withdrawn_paper]).removed           # doctest: +SKIP
+    3
+    """
+    documents = list(documents)
+    report = IndexReport(space="", documents=len(documents))
+    t0 = time.perf_counter()
+    store.upsert_documents(documents)
+    report.removed = store.delete_stale(owning_documents(documents), [])
+    report.seconds["prune"] = time.perf_counter() - t0
+    return report
+
+
 def slogans_to_store(run: Any) -> dict[str, str | None]:
     """What a slogan run (:func:`theorem_rag.slogans.write_slogans`) sets on the statements (``set_slogans``):
     its slogans, and ``None`` for each statement whose slogan failed. That statement keeps none: the one stored

@@ -89,8 +89,12 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, embed_backen
         documents = [d for d in documents if d.source in sources]
     if limit:
         theorems = theorems[:limit]
-    if not theorems:
-        raise click.UsageError("no theorem records to index")
+    if not theorems and (limit or not documents):
+        raise click.UsageError("no theorem records to index" if limit else
+                               "no statements and no documents in the records: nothing to index")
+    if not theorems:  # documents that hold no statement now: what the index holds of them goes (both engines)
+        _prune_only(s, documents)
+        return
     if engine == "ray":
         _require_ray()  # before the database is opened
     search = TheoremSearch.from_settings(s)
@@ -119,6 +123,20 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, embed_backen
         except InputError as e:
             raise click.ClickException(str(e)) from e
         click.echo(report.summary())
+
+
+def _prune_only(s: Settings, documents: list) -> None:
+    """The build of records without statements (every paper withdrawn, every statement of a file deleted): the
+    statements the index holds for their documents are removed, and the command says how many."""
+    from theorem_rag.db.server import resolve_dsn
+    from theorem_rag.db.store import TheoremStore
+    from theorem_rag.ingest import prune_documents
+
+    with TheoremStore(resolve_dsn(s), table=s.table) as store:
+        report = prune_documents(store, documents)
+    names = ", ".join(d.id for d in documents[:5]) + (f" and {len(documents) - 5} more" if len(documents) > 5 else "")
+    click.echo(f"no statements in the records, {report.documents} documents without statements ({names}): "
+               f"{report.removed} statements stored for them removed, with their vectors in every space")
 
 
 def _require_ray() -> None:

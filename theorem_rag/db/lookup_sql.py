@@ -113,10 +113,13 @@ def documents_by_identifier(names: Names, arxiv_id: str | None, doi: str | None)
 
 
 def document_titles(names: Names, min_words: int = 3) -> tuple[sql.Composed, list]:
-    """Ids and titles of documents with a title of at least ``min_words`` words (papers, books, chapters)."""
+    """Ids and titles of documents with a title of at least ``min_words`` words (papers, books, chapters) that
+    hold a statement: a document without any (a withdrawn paper, a chapter whose statements were all deleted)
+    would route a query to nothing, and could take a title from a document that has statements."""
     query = sql.SQL(
-        "SELECT id, title FROM {d} WHERE array_length(regexp_split_to_array(trim(title), '\\s+'), 1) >= %s ORDER BY id"
-    ).format(d=sql.Identifier(names.documents))
+        "SELECT d.id, d.title FROM {d} AS d WHERE array_length(regexp_split_to_array(trim(d.title), '\\s+'), 1) >= %s"
+        " AND EXISTS (SELECT 1 FROM {t} AS t WHERE t.doc_id = d.id) ORDER BY d.id"
+    ).format(d=sql.Identifier(names.documents), t=sql.Identifier(names.theorems))
     return query, [min_words]
 
 
