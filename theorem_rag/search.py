@@ -293,7 +293,8 @@ class TheoremSearch:
         return hits[0] if hits and hits[0].theorem is not None else None
 
     def neighbours(self, theorem_id: str, limit: int = 500) -> Neighbours | None:
-        """What the statement's proof cites and which statements' proofs cite it (ids), or None if unknown.
+        """What the statement's proof cites and which statements' proofs cite it (ids), or None if unknown (an old
+        positional id: the statement that carries it, under its id now).
 
         >>> search.neighbours("stacks:00DV").used_by[:2]                 # doctest: +SKIP
         ('stacks:00DY', 'stacks:00E0')
@@ -301,7 +302,7 @@ class TheoremSearch:
         t = self.store.get_theorems([theorem_id]).get(theorem_id)
         if t is None:
             return None
-        return Neighbours(theorem_id, uses=t.proof_refs, used_by=tuple(self.store.used_by(theorem_id, limit)))
+        return Neighbours(t.id, uses=t.proof_refs, used_by=tuple(self.store.used_by(t.id, limit)))
 
     def graph_search(self, relation: str, theorem_id: str, k: int | None = None) -> tuple[list[Hit], list[str]]:
         """The first ``k`` statements that ``theorem_id``'s proof cites (``uses``), whose proofs cite it
@@ -312,7 +313,8 @@ class TheoremSearch:
         neighbours = self.neighbours(theorem_id)
         if neighbours is None:
             raise InputError(f"no statement with id {theorem_id!r} in the index")
-        ids = {"uses": list(neighbours.uses), "used-by": list(neighbours.used_by), "id": [theorem_id]}[relation]
+        ids = {"uses": list(neighbours.uses), "used-by": list(neighbours.used_by),
+               "id": [neighbours.theorem_id]}[relation]  # fmt: skip
         found = self.store.hydrate([Hit(i, 1.0, rank=n) for n, i in enumerate(ids[:k], 1)])
         return [replace(h, rank=n) for n, h in enumerate(found, 1)], ids
 
@@ -342,9 +344,12 @@ class TheoremSearch:
 
     def record_feedback(self, *, query: str, vote: int, theorem_id: str | None = None,
                         answer: str | None = None, comment: str | None = None) -> None:  # fmt: skip
-        """Store a thumbs up (+1) or down (-1) on a result or an answer, with the query, for later evaluation."""
+        """Store a thumbs up (+1) or down (-1) on a result or an answer, with the query, for later evaluation; a
+        vote on an old positional id is stored on the statement that carries it (its id now)."""
         if vote not in (1, -1) or isinstance(vote, bool):
             raise InputError("vote must be +1 or -1")
+        if theorem_id is not None and (found := self.store.get_theorems([theorem_id]).get(theorem_id)) is not None:
+            theorem_id = found.id
         self.store.record_feedback(query=query, vote=vote, theorem_id=theorem_id, answer=answer, comment=comment)
 
     def stats(self) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Reads of :class:`~theorem_rag.db.store.TheoremStore` by key (a mixin beside the search methods): statements and
 documents by id, a document's statements in source order, statements by label, who cites a statement, and hits
-filled in with their statements. Every read is one indexed statement with bound values.
+filled in with their statements. Every read is one indexed statement with bound values (a statement id not
+found, of the old positional form, one more: :mod:`theorem_rag.db.legacy_ids`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import replace
 
 from psycopg import Connection, sql
 
-from theorem_rag.db import sqltext
+from theorem_rag.db import legacy_ids, sqltext
 from theorem_rag.db.names import Names
 from theorem_rag.records import Document, Hit, Theorem
 
@@ -25,10 +26,33 @@ class ReadOps:
         raise NotImplementedError
 
     def get_theorems(self, ids: Sequence[str]) -> dict[str, Theorem]:
-        """Theorem records by id (missing ids are absent from the result)."""
+        """Theorem records by id (missing ids are absent from the result). An old positional id that no statement
+        has any more finds the statement that carries it as ``meta.legacy_id``, under the id asked for."""
         return {i: t for i, (t, _) in self._fetch(ids).items()}
 
+    def legacy_targets(self, ids: Sequence[str]) -> dict[str, str]:
+        """``{old id: id}`` for those of ``ids`` of the old positional form (``<prefix>:<file>#<n>``) that a
+        statement carries as ``meta.legacy_id`` (:mod:`theorem_rag.db.legacy_ids`); the first by id if several."""
+        old = [i for i in dict.fromkeys(ids) if legacy_ids.is_legacy_shaped(i)]
+        if not old:
+            return {}
+        with self.connection() as conn:
+            rows = conn.execute(legacy_ids.targets(self.names), [old]).fetchall()
+        out: dict[str, str] = {}
+        for legacy, tid in rows:
+            out.setdefault(legacy, tid)
+        return out
+
     def _fetch(self, ids: Sequence[str]) -> dict[str, tuple[Theorem, str | None]]:
+        """Records and slogans by id; an id no statement has falls back to the statement whose legacy id it is."""
+        out = self._fetch_ids(ids)
+        moved = self.legacy_targets([i for i in ids if i not in out])
+        if moved:
+            found = self._fetch_ids(list(moved.values()))
+            out.update({old: found[new] for old, new in moved.items() if new in found})
+        return out
+
+    def _fetch_ids(self, ids: Sequence[str]) -> dict[str, tuple[Theorem, str | None]]:
         cols = sql.SQL(", ").join(map(sql.Identifier, [*sqltext.THEOREM_COLUMNS, "slogan"]))
         with self.connection() as conn:
             cur = conn.execute(
@@ -63,12 +87,14 @@ class ReadOps:
         return [Theorem.from_dict(dict(zip(sqltext.THEOREM_COLUMNS, r))) for r in rows]
 
     def hydrate(self, hits: Sequence[Hit]) -> list[Hit]:
-        """The same hits with ``theorem`` and ``slogan`` filled in (hits whose statement vanished are dropped)."""
+        """The same hits with ``theorem`` and ``slogan`` filled in (hits whose statement vanished are dropped); a hit
+        on an old positional id becomes a hit on the statement that carries it (:meth:`get_theorems`)."""
         found = self._fetch([h.theorem_id for h in hits])
         return [
-            replace(h, theorem=found[h.theorem_id][0], slogan=found[h.theorem_id][1], doc_id=found[h.theorem_id][0].doc_id)
+            replace(h, theorem_id=t.id, theorem=t, slogan=slogan, doc_id=t.doc_id)
             for h in hits
             if h.theorem_id in found
+            for t, slogan in [found[h.theorem_id]]
         ]
 
     def get_documents(self, ids: Sequence[str]) -> dict[str, Document]:

@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18]
+[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 21]
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Union
 
 from psycopg import Connection, sql
 
-from theorem_rag.db import counters, generation, sqltext
+from theorem_rag.db import counters, generation, legacy_ids, sqltext
 from theorem_rag.db.names import Names
 
 # A migration step is a statement, or a callable for a step that must read the database first (existing spaces).
@@ -299,6 +299,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (15, "text: an index of the lowercased aliases (definition look-ups by alias)", _v15),
     (16, "text: rows kept whole up to 8,160 bytes (full-text vectors in the row)", _v16),
     (18, "generation: a change marker bumped by any change of documents or spaces", generation.migration),
+    (21, "theorems: a partial index of meta->>'legacy_id' (look-ups by an old positional id)", legacy_ids.migration),
 ]
 LATEST = max(version for version, _, _ in MIGRATIONS)  # numbers are reserved ahead and may land in any order
 

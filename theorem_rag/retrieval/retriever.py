@@ -228,7 +228,7 @@ class TheoremRetriever(BaseRetriever):
             if text.split(":", 1)[0] in self.store.stats().get("sources", {}):
                 raise InputError(f"no statement with id {text!r} in the index")
             return text, frozenset()
-        return validate_query(found.text, self.max_query_chars), frozenset({text})
+        return validate_query(found.text, self.max_query_chars), frozenset({found.id})  # an old id: the statement's
 
     def _filters(self, filters: Filters | Mapping[str, Any] | None) -> Filters:
         """Filters given for one call replace the retriever's default ones."""
