@@ -1,6 +1,7 @@
 """Loading query sets: the shared format, and clear file:line errors for bad lines."""
 
 import json
+import re
 
 import pytest
 
@@ -58,10 +59,16 @@ def test_duplicate_ids_and_empty_file(tmp_path):
 
 
 def test_shared_dev_sets_load():
+    """Every set in the shared folder loads whole, with the number of queries its README's table gives; a set
+    added, removed or changed without the table (or a line the loader rejects) fails here."""
     from shared_data import shared_dir
 
     root = shared_dir() / "eval"
     if not root.is_dir():
         pytest.fail(f"the shared dev sets are expected in {root} (or set THEOREM_RAG_SHARED)")
     sizes = {p.name: len(load_queries(p)) for p in sorted(root.glob("*.jsonl"))}
-    assert sizes == {"planetmath_synonyms.jsonl": 1695, "stacks_proof_refs.jsonl": 1000, "stacks_slogans_dev.jsonl": 80}
+    rows = re.findall(r"^\| `([\w.-]+\.jsonl)` \| ([\d,]+) \|", (root / "README.md").read_text(), re.M)
+    documented = {name: int(n.replace(",", "")) for name, n in rows}
+    assert sizes == documented
+    assert {"stacks_slogans_dev.jsonl", "stacks_proof_refs.jsonl", "planetmath_synonyms.jsonl",
+            "research_dev.jsonl"} <= set(sizes)  # fmt: skip
