@@ -418,9 +418,8 @@ class TheoremRetriever(BaseRetriever):
         return found
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        self.store.refresh()  # a long-lived query engine sees what another process changed (as TheoremSearch does)
         text = validate_query(query_bundle.query_str, self.max_query_chars)
-        # a long-lived query engine sees documents and spaces another process changed (TheoremSearch checks too)
-        self.store.refresh()
         return [hit_to_node(h) for h in self._ranked(text, query_bundle.embedding, self.k, self.filters)]
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
