@@ -29,9 +29,14 @@ OLD = "toy:main.tex#1"  # the second exercise's id before ids followed the state
 
 
 class Digest(CountingEmbedder):
-    """Digest vectors with what a search reads of an embedder (nothing here embeds a query)."""
+    """Digest vectors with what a search reads of an embedder."""
 
     batch_size, query_instruction, backend = 8, "", "torch"
+
+    def embed_queries(self, texts, *, progress=False):
+        return self.embed_documents(texts)
+
+    embed_premise_queries = embed_queries
 
 
 @pytest.fixture
@@ -57,6 +62,12 @@ def test_an_old_id_finds_its_statement_by_every_lookup(toy):
     assert ids == [new] and [h.theorem_id for h in hits] == [new]
     assert search.neighbours(OLD).theorem_id == new
     assert search.get_theorem("toy:main.tex#9") is None  # an old id no statement carries stays unknown
+
+
+def test_premises_of_an_old_id_leave_its_statement_out(toy):
+    search, new = toy
+    ids = [h.theorem_id for h in search.premises(OLD, k=5)]
+    assert len(ids) == 4 and new not in ids  # the other four statements of the toy corpus
 
 
 def test_feedback_on_an_old_id_is_stored_on_the_statement(toy):
