@@ -4,7 +4,8 @@ Run:  HF_HUB_OFFLINE=1 python benchmarks/bench_plastex.py [--timeout 300] [--cor
 
 Each file is parsed once, the way the corpus step calls the parser: ``\\input``s resolved, the book's macro file
 as ``preamble``, theorem environments read from the ``\\newtheorem``-like lines. The environment list and the
-``\\input`` flattening here are deliberately small stand-ins for the corpus step's own.
+``\\input`` flattening here are deliberately small stand-ins for the corpus step's own. Prints one row per file
+and the totals; writes nothing.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ index (a schema migration must not touch the other copy); the rounds alternate b
         --tree after=.:/work/data/after --rounds 2
 
 Each (tree, round) runs in its own process with ``PYTHONPATH=<tree>`` and ``THEOREM_RAG_DATA_DIR=<data>``;
-results go to ``benchmarks/results/search_profile_<stamp>.{json,md}``.
+results go to ``benchmarks/results/search_profile_<stamp>.{json,md}`` (``--results`` names another folder).
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ def run_driver(args: argparse.Namespace) -> None:
     labels = list(records)
     if len(labels) >= 2:
         report["agreement"] = {f"{labels[0]} vs {lb}": agreement(records[labels[0]], records[lb]) for lb in labels[1:]}
-    results = ROOT / "benchmarks" / "results"
+    results = Path(args.results)
     results.mkdir(parents=True, exist_ok=True)
     (results / f"search_profile_{stamp}.json").write_text(json.dumps(report, indent=1) + "\n")
     (results / f"search_profile_{stamp}.md").write_text(markdown(report))
@@ -246,6 +246,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--eval-dir", default=str(EVAL))
+    parser.add_argument("--results", default=str(ROOT / "benchmarks" / "results"), help="folder for the report")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args()

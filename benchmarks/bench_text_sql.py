@@ -6,6 +6,8 @@ both alike; the old SQL text comes from another checkout's ``theorem_rag/db/text
 per query set and kind (keyword / long), and how often the two return the same ranking (ids in order).
 
     THEOREM_RAG_DATA_DIR=/work/data/sql python benchmarks/bench_text_sql.py --old /tmp/before --depth 50
+
+Prints the table; ``--out FILE.json`` also writes it as JSON and Markdown (``FILE.md``).
 """
 
 from __future__ import annotations

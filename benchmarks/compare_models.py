@@ -2,6 +2,8 @@
 Recall@10/20 per query set and configuration.
 
     python benchmarks/compare_models.py base=runs/base/results.json adapted=runs/adapted/results.json > table.md
+
+Prints the Markdown table; writes nothing.
 """
 
 from __future__ import annotations

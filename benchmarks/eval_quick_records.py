@@ -1,7 +1,8 @@
 """A rough stand-in for the corpus parser: Stacks and PlanetMath records by regular expressions, for the eval harness.
 
 Use only until ``data/records/theorems.jsonl`` exists; the real parser expands macros, handles every source and
-finds proof references. Usage: ``python benchmarks/eval_quick_records.py /work/shared/corpora /tmp/quick_records``
+finds proof references. Usage: ``python benchmarks/eval_quick_records.py /work/shared/corpora /tmp/quick_records``;
+writes ``theorems.jsonl`` and ``documents.jsonl`` into the output folder and prints their counts.
 """
 
 from __future__ import annotations

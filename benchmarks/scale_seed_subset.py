@@ -7,7 +7,8 @@
 Every k-th statement (k = total / n) of the records, in their order (so each corpus keeps its share), with the
 documents they belong to. ``--latex`` reads theorem-like environments of every corpus folder's ``.tex`` files with a
 regular expression instead (no parser: raw LaTeX, the optional argument as name, one document per file), for when
-no records exist yet. ``bench_scale.py --seed-data-dir`` then reads slogans and vectors from that index.
+no records exist yet. ``bench_scale.py --seed-data-dir`` then reads slogans and vectors from that index. Writes
+``theorems.jsonl`` and ``documents.jsonl`` into the output folder.
 """
 
 from __future__ import annotations

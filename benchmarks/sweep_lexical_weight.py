@@ -4,6 +4,8 @@ configured (``THEOREM_RAG_*``). Queries run through ``TheoremSearch.search_batch
 
     THEOREM_RAG_DATA_DIR=<index> python benchmarks/sweep_lexical_weight.py --sets stacks_slogans_dev \\
         --grid 60:1.0 60:0.5 60:0.3
+
+Prints one line per setting and set; ``--out`` also writes them as JSON Lines.
 """
 
 from __future__ import annotations

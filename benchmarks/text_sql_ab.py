@@ -1,6 +1,8 @@
 """Two versions of the long full-text SQL side by side: the library's own and one rewritten from it, run one after
 the other per query (which goes first alternates), on the long queries of the profile set; times and whether
-their rows are identical. Used by the studies under ``benchmarks/results/text_*/``.
+their rows are identical. A helper of the studies under ``benchmarks/results/text_*/``, whose ``ab.py`` calls
+``compare(store, rewrite, labels)`` with its rewrite of the SQL text; it prints both timings and how many runs
+returned identical rows, and writes nothing.
 
 >>> summary([3.0, 1.0, 2.0])
 'p50 2.00 ms, p95 3.00 ms, mean 2.00 ms (3 runs)'

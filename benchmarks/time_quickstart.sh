@@ -5,7 +5,8 @@
 #   bash benchmarks/time_quickstart.sh OUT_FOLDER [DATA_DIR]
 #
 # OUT_FOLDER gets records/, parse.time, build.time, query_space.time, head.time, search.time, load.log and the command outputs; DATA_DIR
-# (default OUT_FOLDER/data) must not exist yet. Extra arguments for `corpus parse` come from PARSE_ARGS.
+# (default OUT_FOLDER/data) must not exist yet. Extra arguments for `corpus parse` come from PARSE_ARGS; the corpora
+# from THEOREM_RAG_CORPORA (../shared/corpora) and THEOREM_RAG_SOURCES (all seven, space-separated).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT="${1:?output folder}"
@@ -26,9 +27,9 @@ stage() {
   /usr/bin/time -v -o "$OUT/$name.time" "$@" > "$OUT/$name.out" 2> "$OUT/$name.err"
   echo "$(date -u +%H:%M:%S) end $name" >> "$OUT/stages.log"
 }
+read -ra SOURCES <<< "${THEOREM_RAG_SOURCES:-stacks planetmath openlogic napkin hott lebl-ra papers}"
 # shellcheck disable=SC2086
-stage parse "$PY" "${CLI[@]}" corpus parse "$CORPORA"/{stacks,planetmath,openlogic,napkin,hott,lebl-ra,papers} \
-  --out "$OUT/records" --quiet ${PARSE_ARGS:-}
+stage parse "$PY" "${CLI[@]}" corpus parse "${SOURCES[@]/#/$CORPORA/}" --out "$OUT/records" --quiet ${PARSE_ARGS:-}
 stage build "$PY" "${CLI[@]}" index build --records "$OUT/records"
 stage query_space "$PY" "${CLI[@]}" index build --records "$OUT/records" --embed-model math-minilm-v4
 stage head "$PY" "${CLI[@]}" model premise-head --eval-dir "${THEOREM_RAG_EVAL_DIR:-../shared/eval}"
