@@ -9,8 +9,12 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 if __name__ == "__main__":
-    from theorem_rag.ui.app import build_app, serve_forever
+    from theorem_rag.config import Settings
+    from theorem_rag.ui.app import build_app
+    from theorem_rag.ui.server import AppGuards, serve_forever
 
-    demo, search, _ = build_app()
+    # The guards of `theorem-rag serve` from the same settings; a host beyond loopback needs THEOREM_RAG_API_KEY.
+    settings = Settings()
+    demo, search, _ = build_app(settings)
     serve_forever(demo, search, host=os.environ.get("THEOREM_RAG_HOST", "127.0.0.1"),
-                  port=int(os.environ.get("THEOREM_RAG_PORT", "7860")))
+                  port=int(os.environ.get("THEOREM_RAG_PORT", "7860")), guards=AppGuards.from_settings(settings))

@@ -44,12 +44,12 @@ def main() -> int:
 
     from playwright.sync_api import sync_playwright
 
-    from theorem_rag.ui.app import build_app, launch
+    from theorem_rag.ui.app import build_app
+    from theorem_rag.ui.server import launch
 
     demo, search, _chat = build_app(warm=True)
-    port = _port()
-    launch(demo, port=port, prevent_thread_lock=True, quiet=True)
-    url = f"http://127.0.0.1:{port}/"
+    running = launch(demo, port=_port(), block=False)
+    url = running.url
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -76,7 +76,7 @@ def main() -> int:
                 print(f"wrote {out / 'assistant.png'}")
             browser.close()
     finally:
-        demo.close()
+        running.close()
         search.close()
     return 0
 

@@ -14,6 +14,7 @@ run with llama-cpp-python). :func:`build_chat_model` picks one from the ``chat_m
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
@@ -53,6 +54,8 @@ class LocalGGUFChat:
 
     The model loads once, lazily, on first use; a lock serialises generation (llama.cpp contexts are not
     thread-safe). ``timeout`` bounds one reply in seconds; past it the reply stops with a :class:`ChatError`.
+    ``timeout=None`` sets no wall-clock limit: ``max_tokens`` alone bounds the work, so a reply is the same on
+    a busy machine (notebooks and tests use that).
 
     >>> LocalGGUFChat(n_threads=1).label
     'SmolLM2-135M (small offline model)'
@@ -63,7 +66,7 @@ class LocalGGUFChat:
 
     def __init__(
         self, name: str = "local:smollm2", *, model_path: str | Path | None = None, n_ctx: int = 4096,
-        n_threads: int | None = None, timeout: float = 120.0,
+        n_threads: int | None = None, timeout: float | None = 120.0,
     ) -> None:  # fmt: skip
         if name not in LOCAL_MODELS:
             raise InputError(f"unknown local model {name!r}; known: {', '.join(LOCAL_MODELS)}")
@@ -115,7 +118,7 @@ class LocalGGUFChat:
         if budget < 16:
             raise ChatError("the question and retrieved statements do not fit the offline model's context window")
         with self._run_lock:
-            deadline = time.monotonic() + self.timeout
+            deadline = math.inf if self.timeout is None else time.monotonic() + self.timeout
             pieces = llm.create_completion(
                 prompt, max_tokens=min(max_tokens, budget), temperature=temperature, top_p=0.9,
                 repeat_penalty=1.15, stream=True, stop=["<|im_end|>", "<|im_start|>"],

@@ -134,16 +134,21 @@ class Settings(BaseSettings):
         "local:smollm2", description="litellm model for the assistant, or 'local:smollm2' for the bundled GGUF model."
     )
 
-    # Serving: the REST API and the MCP server over HTTP (the API key comes from THEOREM_RAG_API_KEY only)
+    # Serving: the REST API, the MCP server over HTTP and the web app (the API key comes from THEOREM_RAG_API_KEY only)
     request_timeout: float = Field(
-        30.0, ge=0, description="Seconds a REST request may run; past it its database work is cancelled and the "
-        "answer is 503 with Retry-After. 0: no limit.",
+        30.0, ge=0, description="Seconds a request may run (REST, a search in the web app); past it its database "
+        "work is cancelled and the answer is 503 with Retry-After (the app: a message). 0: no limit.",
     )
     rate_limit_per_minute: float = Field(
-        600, ge=0, description="Requests a minute per client address on REST and MCP over HTTP (429 with "
-        "Retry-After above it). 0: no limit.",
+        600, ge=0, description="Requests a minute per client address on REST, MCP over HTTP and the web app's "
+        "actions (429 with Retry-After above it). 0: no limit.",
     )
     rate_limit_burst: int = Field(60, ge=1, description="Requests a client may send at once before the rate applies.")
+    forwarded_allow_ips: str = Field(
+        "127.0.0.1,::1", description="Reverse proxies whose X-Forwarded-For names the client (addresses or networks, "
+        "comma separated, or '*'); the rate limit counts per that client. '' trusts none: every client is its "
+        "connection's address (theorem_rag.guards.proxy).",
+    )
     search_threads: int = Field(4, ge=1, description="Searches a server process runs at once (about the pool size).")
     search_queue: int = Field(
         16, ge=0, description="Searches that may wait beyond the running ones; more are answered 503 with "

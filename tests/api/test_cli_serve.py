@@ -24,6 +24,19 @@ def test_help_lists_the_flags():
     assert "--transport [stdio|http]" in out and "--port" in out and "--keep-alive" in out
 
 
+def test_mcp_help_lists_every_tool_the_server_serves():
+    import asyncio
+    from types import SimpleNamespace
+
+    from theorem_rag.mcp_server.server import build_server
+
+    # The tools are registered without touching the search: a stand-in with its two defaults is enough.
+    tools = [t.name for t in asyncio.run(build_server(SimpleNamespace(k=10, max_k=100)).list_tools())]
+    assert "find_premises" in tools and len(tools) == 4
+    words = " ".join(CliRunner().invoke(mcp, ["--help"]).output.split())  # click wraps the help text
+    assert [t for t in tools if t not in words] == []
+
+
 def test_guard_flags_are_listed():
     api_help = CliRunner().invoke(api, ["--help"]).output
     for flag in ("--request-timeout", "--rate-limit", "--rate-burst"):
@@ -39,6 +52,19 @@ def test_mcp_over_http_refuses_to_listen_beyond_loopback_without_a_key(host, mon
     assert r.exit_code == 1
     assert f"the MCP server would listen on {host} without an API key" in r.output
     assert "set THEOREM_RAG_API_KEY" in r.output
+
+
+@pytest.mark.parametrize("command", ["api", "mcp"])
+def test_a_public_host_without_a_key_is_refused_unless_a_proxy_checks_access(command, monkeypatch):
+    monkeypatch.delenv("THEOREM_RAG_API_KEY", raising=False)
+    cli, what, extra = {"api": (api, "the REST API", []), "mcp": (mcp, "the MCP server", ["--transport", "http"])}[command]
+    r = CliRunner().invoke(cli, [*extra, "--host", "0.0.0.0", "--port", "9"])
+    assert r.exit_code == 1 and f"{what} would listen on 0.0.0.0 without an API key" in r.output
+    assert "--auth-by-proxy" in r.output
+    # --auth-by-proxy passes the bind rule: the next check (a malformed proxy list) refuses, still before any model.
+    r = CliRunner().invoke(cli, [*extra, "--host", "0.0.0.0", "--auth-by-proxy", "--forwarded-allow-ips", "nope"])
+    assert r.exit_code == 1 and "--forwarded-allow-ips takes IP addresses or networks" in r.output
+    assert "--forwarded-allow-ips" in CliRunner().invoke(cli, ["--help"]).output
 
 
 def test_bad_flags_are_usage_errors():
@@ -79,6 +105,41 @@ def test_api_on_the_embedded_defaults_says_to_build_the_index(pg_server, tmp_pat
         proc.terminate()
         proc.wait(30)
     assert "k3y" not in proc.stderr.read().decode()
+
+
+@pytest.mark.db
+@pytest.mark.models
+@pytest.mark.slow
+def test_api_rate_limits_the_forwarded_client_only_from_a_trusted_proxy(pg_server):
+    """`theorem-rag api --forwarded-allow-ips 127.0.0.1`: X-Forwarded-For names the client on the trusted proxy's
+    connections (each forwarded client its own bucket), and is ignored from any other address."""
+    import httpx
+
+    port = free_port()
+    env = {**os.environ, "THEOREM_RAG_DATA_DIR": str(pg_server.data_dir.parent), "THEOREM_RAG_TABLE": "cli_proxy",
+           "HF_HUB_OFFLINE": "1"}  # fmt: skip
+    for name in ("THEOREM_RAG_DATABASE_URL", "THEOREM_RAG_API_KEY"):
+        env.pop(name, None)
+    proc = subprocess.Popen([sys.executable, "-c", "from theorem_rag.cli import main; main()", "api", "--port",
+                             str(port), "--log-level", "warning", "--rate-limit", "1", "--rate-burst", "1",
+                             "--forwarded-allow-ips", "127.0.0.1"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)  # fmt: skip
+
+    def status(client: httpx.Client, forwarded_for: str) -> int:
+        return client.get("/search", params={"q": "ring"}, headers={"X-Forwarded-For": forwarded_for}).status_code
+
+    try:
+        wait_for_port(proc, port, "the API")
+        url = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=url, timeout=60) as proxy, httpx.Client(
+                base_url=url, timeout=60, transport=httpx.HTTPTransport(local_address="127.0.0.2")) as stranger:  # fmt: skip
+            # 503: no index under this table; what matters is that the request was let through (not 429).
+            assert [status(proxy, "203.0.113.1"), status(proxy, "203.0.113.2"), status(proxy, "203.0.113.1")] == [
+                503, 503, 429]  # fmt: skip
+            assert [status(stranger, "203.0.113.3"), status(stranger, "203.0.113.4")] == [503, 429]
+    finally:
+        proc.terminate()
+        proc.wait(30)
 
 
 def _children(pid: int) -> list[str]:

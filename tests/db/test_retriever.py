@@ -117,6 +117,25 @@ def test_vector_store_add_with_full_record_keeps_the_record(store):
     assert vs.query(VectorStoreQuery(query_embedding=node.embedding, similarity_top_k=1)).ids == [t.id]
 
 
+def test_vector_store_node_ids_rank_those_nodes_and_return_k_of_them(store):
+    """``node_ids`` names the candidates: the k nearest of them come back, even when none is in the index's top k
+    (the ids used to filter the top k afterwards, returning fewer than k, often none)."""
+    import numpy as np
+
+    load(store)
+    vs = TheoremVectorStore.from_store(store, space="toy", pool=10)
+    q = theorem_vectors()[2]
+    cosine = {t.id: float(np.dot(q, v) / (np.linalg.norm(q) * np.linalg.norm(v)))
+              for t, v in zip(THEOREMS, theorem_vectors())}  # fmt: skip
+    far = sorted(cosine, key=cosine.get)[:3]  # the three farthest statements: not in the top 2 of the whole index
+    res = vs.query(VectorStoreQuery(query_embedding=q.tolist(), similarity_top_k=2, node_ids=far))
+    assert res.ids == sorted(far, key=lambda i: -cosine[i])[:2]
+    assert res.similarities == pytest.approx([cosine[i] for i in res.ids], abs=1e-5)
+    f = MetadataFilters(filters=[MetadataFilter(key="source", value="napkin")])
+    res = vs.query(VectorStoreQuery(query_embedding=q.tolist(), similarity_top_k=5, node_ids=far, filters=f))
+    assert sorted(res.ids) == sorted(i for i in far if i.startswith("napkin:"))
+
+
 def test_metadata_filters_mapping():
     F, Op = MetadataFilter, FilterOperator
     got = metadata_filters_to_filters(MetadataFilters(filters=[

@@ -23,16 +23,18 @@ pytestmark = [pytest.mark.slow, pytest.mark.db, pytest.mark.models]
 @pytest.fixture(scope="module")
 def app_url(tiny_search):
     require_chromium()
-    from theorem_rag.ui.app import create_app, launch, warm_up
+    from theorem_rag.ui.app import create_app, warm_up
+    from theorem_rag.ui.server import launch
     from theorem_rag.chat_models import LocalGGUFChat
 
-    chat = LocalGGUFChat(timeout=240)
+    # No wall-clock limit on the answer: its length (the assistant's max_tokens) bounds the work, whatever the
+    # machine's load.
+    chat = LocalGGUFChat(timeout=None)
     warm_up(tiny_search, chat)
     demo = create_app(tiny_search, chat)
-    port = free_port()
-    launch(demo, port=port, prevent_thread_lock=True, quiet=True)
-    yield f"http://127.0.0.1:{port}/"
-    demo.close()
+    running = launch(demo, port=free_port(), block=False)
+    yield running.url
+    running.close()
 
 
 @pytest.fixture(scope="module")

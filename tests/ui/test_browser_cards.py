@@ -82,13 +82,13 @@ def cards_search(pg_dsn):
 @pytest.fixture(scope="module")
 def app_url(cards_search):
     require_chromium()
-    from theorem_rag.ui.app import create_app, launch
+    from theorem_rag.ui.app import create_app
+    from theorem_rag.ui.server import launch
 
     demo = create_app(cards_search, _NoChat())
-    port = free_port()
-    launch(demo, port=port, prevent_thread_lock=True, quiet=True)
-    yield f"http://127.0.0.1:{port}/"
-    demo.close()
+    running = launch(demo, port=free_port(), block=False)
+    yield running.url
+    running.close()
 
 
 @pytest.fixture(scope="module")

@@ -2,8 +2,10 @@
 
 Both start on the embedded defaults (the same database and index as ``theorem-rag search``); flags override the
 ``THEOREM_RAG_*`` environment. The API key is read from ``THEOREM_RAG_API_KEY`` only, never from a flag (a flag
-would show in the process list) and never logged; both servers require it when it is set, and the MCP server
-refuses to listen beyond loopback without one. Per-client rate limits apply to both over HTTP.
+would show in the process list) and never logged; both servers require it when it is set, and refuse to listen
+beyond loopback without one (``--auth-by-proxy``: a reverse proxy in front checks access). Per-client rate limits
+apply to both over HTTP, the client being the address in ``X-Forwarded-For`` on connections from a trusted proxy
+(``--forwarded-allow-ips``) and the connection's address otherwise.
 
 Both answer through one :class:`~theorem_rag.serving.service.SearchService` per process: ``--search-threads``
 searches run at once, ``--search-queue`` more wait (their queries embedded together meanwhile), each at most
@@ -24,7 +26,8 @@ import click
 
 from theorem_rag.cli.index import settings_from, with_db_options
 from theorem_rag.config import Settings
-from theorem_rag.guards.apikey import api_key_from_env, check_bind
+from theorem_rag.guards.apikey import PROXY_AUTH_FLAG, api_key_from_env, check_bind
+from theorem_rag.guards.proxy import uvicorn_proxy_options
 
 _API_EXTRA = 'pip install "theorem-rag[api]"'
 
@@ -40,6 +43,13 @@ rate_options = [
                  "[default: THEOREM_RAG_RATE_LIMIT_PER_MINUTE or 600]"),
     click.option("--rate-burst", "rate_limit_burst", type=click.IntRange(min=1),
                  help="Requests a client may send at once. [default: THEOREM_RAG_RATE_LIMIT_BURST or 60]"),
+    click.option("--forwarded-allow-ips",
+                 help="Reverse proxies (addresses or networks, comma separated, or '*') whose X-Forwarded-For "
+                 "names the client that the rate limit counts; '' trusts none. [default: "
+                 "THEOREM_RAG_FORWARDED_ALLOW_IPS or 127.0.0.1,::1]"),
+    click.option(PROXY_AUTH_FLAG, "auth_by_proxy", is_flag=True,
+                 help="Listen beyond loopback without THEOREM_RAG_API_KEY: a reverse proxy in front checks who may "
+                 "reach the server (without this flag, such a host is refused)."),
 ]  # fmt: skip
 
 
@@ -76,20 +86,11 @@ def with_serving_options(fn):
     return fn
 
 
-def server_settings(settings: Settings) -> Settings:
-    """A server's settings: a pool of two connections per search thread (a search may run its full-text query
-    beside the dense one) plus one (``/health``), opened as needed, and a statement timeout no longer than the
-    request timeout when none is set."""
-    update: dict[str, Any] = {"db_pool_size": max(settings.db_pool_size, 2 * settings.search_threads + 1)}
-    if not settings.statement_timeout:
-        update["statement_timeout"] = settings.request_timeout
-    return settings.model_copy(update=update)
-
-
 def _open_search(torch_threads: int, settings: Settings, batch_queries: bool = True) -> Any:
     """The TheoremSearch the servers answer from, with concurrent queries embedded in shared batches."""
     from theorem_rag.search import TheoremSearch
     from theorem_rag.serving.batching import with_query_batching
+    from theorem_rag.serving.service import server_settings
 
     try:
         import torch
@@ -112,8 +113,7 @@ def _warm_up(search: Any) -> None:
 def _service(search: Any, settings: Settings) -> Any:
     from theorem_rag.serving.service import SearchService
 
-    return SearchService(search, slots=settings.search_threads, queue=settings.search_queue,
-                         max_wait=settings.queue_wait, request_timeout=settings.request_timeout)  # fmt: skip
+    return SearchService.from_settings(search, settings)
 
 
 def _rest_app(search: Any, settings: Settings, max_body_bytes: int) -> Any:
@@ -124,6 +124,17 @@ def _rest_app(search: Any, settings: Settings, max_body_bytes: int) -> Any:
                       queue_wait=settings.queue_wait, request_timeout=settings.request_timeout,
                       rate_limit_per_minute=settings.rate_limit_per_minute,
                       rate_limit_burst=settings.rate_limit_burst)  # fmt: skip
+
+
+def _guarded_settings(host: str, flags: dict[str, Any], auth_by_proxy: bool, what: str) -> tuple[Settings, dict]:
+    """The settings of a server and its uvicorn proxy options, or a ClickException before anything loads: a host
+    beyond loopback without a key (and without ``--auth-by-proxy``), or a malformed list of trusted proxies."""
+    settings = settings_from(**flags)
+    try:
+        check_bind(host, api_key_from_env(), what, proxy_auth=auth_by_proxy)
+        return settings, uvicorn_proxy_options(settings.forwarded_allow_ips)
+    except ValueError as err:
+        raise click.ClickException(str(err))
 
 
 # How the parent hands a worker process its configuration (flags included): uvicorn spawns workers fresh.
@@ -159,15 +170,16 @@ def worker_app() -> Any:
 @threads_option
 @with_db_options
 def api(host: str, port: int, max_body_bytes: int, log_level: str, batch_queries: bool, torch_threads: int,
-        **flags: Any) -> None:  # fmt: skip
-    """Serve the REST API (OpenAPI docs at /docs); set THEOREM_RAG_API_KEY to require a key."""
+        auth_by_proxy: bool, **flags: Any) -> None:  # fmt: skip
+    """Serve the REST API (OpenAPI docs at /docs); set THEOREM_RAG_API_KEY to require a key (needed beyond
+    loopback)."""
     try:
         import uvicorn
 
         import theorem_rag.api.app  # noqa: F401 - fail here, with the extra to install, not in a worker
     except ImportError as err:
         raise click.ClickException(f"the REST API needs: {_API_EXTRA} ({err})")
-    settings = settings_from(**flags)
+    settings, proxy = _guarded_settings(host, flags, auth_by_proxy, "the REST API")
     if settings.workers > 1:
         from theorem_rag.db.server import resolve_dsn
 
@@ -179,7 +191,8 @@ def api(host: str, port: int, max_body_bytes: int, log_level: str, batch_queries
         click.echo(f"theorem-rag API on http://{host}:{port} (docs: /docs), {settings.workers} worker processes",
                    err=True)  # fmt: skip
         uvicorn.run(f"{__name__}:worker_app", factory=True, workers=settings.workers, host=host, port=port,
-                    log_level=log_level, timeout_graceful_shutdown=5, timeout_keep_alive=settings.keep_alive)  # fmt: skip
+                    log_level=log_level, timeout_graceful_shutdown=5, timeout_keep_alive=settings.keep_alive,
+                    **proxy)  # fmt: skip
         return
     search = _open_search(torch_threads, settings, batch_queries)
     try:
@@ -187,7 +200,7 @@ def api(host: str, port: int, max_body_bytes: int, log_level: str, batch_queries
         app = _rest_app(search, settings, max_body_bytes)
         click.echo(f"theorem-rag API on http://{host}:{port} (docs: /docs)", err=True)
         uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5,
-                    timeout_keep_alive=settings.keep_alive)  # fmt: skip
+                    timeout_keep_alive=settings.keep_alive, **proxy)  # fmt: skip
     finally:
         search.close()
 
@@ -207,21 +220,18 @@ def api(host: str, port: int, max_body_bytes: int, log_level: str, batch_queries
 @threads_option
 @with_db_options
 def mcp(transport: str, host: str, port: int, log_level: str, response: str, torch_threads: int,
-        batch_queries: bool, **flags: Any) -> None:  # fmt: skip
-    """Serve the MCP tools search_theorems, get_theorem and get_paper; over HTTP, THEOREM_RAG_API_KEY (when set)
-    is required as on REST, and a host beyond loopback needs it."""
+        batch_queries: bool, auth_by_proxy: bool, **flags: Any) -> None:  # fmt: skip
+    """Serve the MCP tools search_theorems, find_premises, get_theorem and get_paper; over HTTP,
+    THEOREM_RAG_API_KEY (when set) is required as on REST, and a host beyond loopback needs it."""
     try:
         from theorem_rag.mcp_server.http import serve_http
         from theorem_rag.mcp_server.server import build_server
     except ImportError as err:
         raise click.ClickException(f"the MCP server needs: {_API_EXTRA} ({err})")
     api_key = api_key_from_env()
-    if transport == "http":
-        try:  # before the model loads: refusing takes no time
-            check_bind(host, api_key, "the MCP server")
-        except ValueError as err:
-            raise click.ClickException(str(err))
-    settings = settings_from(**flags)
+    # stdio has no host: only the HTTP transport is checked
+    settings, proxy = _guarded_settings(host if transport == "http" else "127.0.0.1", flags, auth_by_proxy,
+                                        "the MCP server")  # fmt: skip
     search = _open_search(torch_threads, settings, batch_queries)
     try:
         server = build_server(search, service=_service(search, settings))
@@ -235,6 +245,7 @@ def mcp(transport: str, host: str, port: int, log_level: str, response: str, tor
             serve_http(server, host=host, port=port, api_key=api_key,
                        rate_limit_per_minute=settings.rate_limit_per_minute,
                        rate_limit_burst=settings.rate_limit_burst, log_level=log_level,
-                       json_response=response == "json", keep_alive=settings.keep_alive)  # fmt: skip
+                       json_response=response == "json", keep_alive=settings.keep_alive, proxy_auth=auth_by_proxy,
+                       forwarded_allow_ips=settings.forwarded_allow_ips)  # fmt: skip
     finally:
         search.close()

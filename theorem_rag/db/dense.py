@@ -6,6 +6,7 @@ kind and the space's maintained size. The exact scan is the reference ranking.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -58,22 +59,6 @@ class DenseOps:
     def space(self, name: str) -> VectorSpace:  # pragma: no cover - provided by SpaceOps
         raise NotImplementedError
 
-    def _resolve_categories(self, f: Filters) -> Filters:
-        """A category filter as the documents listed in it (``meta.categories``), intersected with ``doc_id``."""
-        if not f.category:
-            return f
-        from dataclasses import replace
-
-        with self.connection() as conn:
-            docs = {r[0] for r in conn.execute(
-                sql.SQL("SELECT id FROM {d} WHERE meta->'categories' ?| %s").format(d=sql.Identifier(self.names.documents)),
-                [list(f.category)],
-            )}  # fmt: skip
-        if f.doc_id:
-            docs &= set(f.doc_id)
-        # no document in the categories: a document id no row has, so the search returns nothing
-        return replace(f, doc_id=tuple(sorted(docs)) or (" no document ",), category=())
-
     def search_dense(
         self,
         space: str,
@@ -96,7 +81,7 @@ class DenseOps:
         """
         sp = self.space(space)
         q = as_vectors(qvec, sp.dim)[0]
-        f = self._resolve_categories(Filters.from_mapping(filters))
+        f = Filters.from_mapping(filters)
         check_k(k, k if pool is None else pool)
         _check_ef_search(ef_search)
         if iterative_scan not in ITERATIVE_SCAN_MODES:
@@ -151,13 +136,15 @@ class DenseOps:
         ).fetchone()  # fmt: skip
         return int(row[0]), int(row[3])
 
-    def exact_search(self, space: str, qvec: Any, k: int = 10, filters: Filters | dict | None = None) -> list[Hit]:
-        """The reference ranking: exact cosine over every admissible vector (sequential scan)."""
+    def exact_search(self, space: str, qvec: Any, k: int = 10, filters: Filters | dict | None = None,
+                     ids: Sequence[str] | None = None) -> list[Hit]:  # fmt: skip
+        """The reference ranking: exact cosine over every admissible vector (sequential scan); with ``ids``, the top
+        ``k`` of those statements (by primary key: what a caller that already knows its candidates asks)."""
         sp = self.space(space)
         q = as_vectors(qvec, sp.dim)[0]
         check_k(k, k)
-        query, params = sqltext.exact_search(self.names, space, sp.dim, sp.half, q,
-                                            self._resolve_categories(Filters.from_mapping(filters)), k)
+        query, params = sqltext.exact_search(self.names, space, sp.dim, sp.half, q, Filters.from_mapping(filters), k,
+                                             ids=None if ids is None else list(ids))  # fmt: skip
         with self.connection() as conn:
             rows = conn.execute(query, params).fetchall()
         return [Hit(tid, float(score), rank=i, doc_id=doc, dense_rank=i) for i, (tid, doc, score) in enumerate(rows, 1)]

@@ -54,7 +54,7 @@ def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters,
     whose name has every word of the term, or whose label has it without a head noun (``definition-smooth`` for
     "smooth morphism"); exact matches first, then shorter names and labels."""
     year = sql.SQL("(SELECT d.year FROM {d} AS d WHERE d.id = t.doc_id)").format(d=sql.Identifier(names.documents))
-    where, fparams = filter_clause(filters, "t", year_column=year)
+    where, fparams = filter_clause(filters, "t", year_column=year, documents=names.documents)
     t = term.strip().lower()
     forms = number_forms(t)
     labels = [f"%definition-{_slug(f)}" for f in forms]

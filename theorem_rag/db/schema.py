@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 21]
+[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 21]
 """
 
 from __future__ import annotations
@@ -281,6 +281,20 @@ def _v16(n: Names) -> list[Step]:
     return [sql.SQL("ALTER TABLE {x} SET (toast_tuple_target = 8160)").format(x=x), rewrite]
 
 
+def _v17(n: Names) -> list[Step]:
+    """A GIN index on the documents' arXiv categories (``meta->'categories'``): a category filter finds its
+    documents through it, inside the search's own statement, instead of scanning every document on every
+    sub-query (``sqltext.filter_clause``). Without a pending list (``fastupdate = off``): every search would read
+    the list of entries not yet merged in full (after a load of 60,000 documents, 416 pages and 21 ms for 600
+    rows, so the planner preferred a scan of the table); a document write merges its two or three entries at once."""
+    d = sql.Identifier(n.documents)
+    return [
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {d} USING gin ((meta -> 'categories')) WITH (fastupdate = off)").format(
+            i=sql.Identifier(sqltext.category_index_name(n)), d=d),
+        sql.SQL("ANALYZE {d}").format(d=d),
+    ]  # fmt: skip
+
+
 # (version, description, statements): append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
@@ -298,6 +312,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (14, "text: the narrow table full-text search reads (tsv computed by trigger; theorems.tsv dropped)", _v14),
     (15, "text: an index of the lowercased aliases (definition look-ups by alias)", _v15),
     (16, "text: rows kept whole up to 8,160 bytes (full-text vectors in the row)", _v16),
+    (17, "documents: a GIN index on meta->'categories' (the category filter)", _v17),
     (18, "generation: a change marker bumped by any change of documents or spaces", generation.migration),
     (21, "theorems: a partial index of meta->>'legacy_id' (look-ups by an old positional id)", legacy_ids.migration),
 ]

@@ -17,12 +17,17 @@ CACHE_COLUMNS = {
     "model": "model", "slogan": "slogan", "input_tokens": "prompt_tokens", "output_tokens": "completion_tokens",
     "cost": "cost_usd",
 }  # fmt: skip
+# The longest feedback fields stored, in characters (the query's limit is the store's max_query_chars): a vote
+# comes from anyone who reaches a served app, so no field of it may be of any size.
+FEEDBACK_MAX_CHARS = {"theorem_id": 1_000, "answer_id": 1_000, "answer": 20_000, "comment": 2_000}
 
 
 class SideTableOps:
-    """Slogan cache and feedback methods; the host class provides ``names`` and ``connection()``."""
+    """Slogan cache and feedback methods; the host class provides ``names``, ``max_query_chars`` and
+    ``connection()``."""
 
     names: Names
+    max_query_chars: int
 
     def connection(self) -> AbstractContextManager[Connection]:  # pragma: no cover - provided by TheoremStore
         raise NotImplementedError
@@ -37,6 +42,8 @@ class SideTableOps:
         answer: str | None = None,
     ) -> int:
         """Store a +1/-1 vote on a theorem or on an assistant answer (by id or its text); returns the feedback id.
+        Each field is bounded (the query by ``max_query_chars``, the others by :data:`FEEDBACK_MAX_CHARS`): a longer
+        one is an InputError and nothing is stored.
 
         >>> store.record_feedback("nakayama", 1, theorem_id="stacks:00DV")  # doctest: +SKIP
         1
@@ -47,6 +54,11 @@ class SideTableOps:
             raise InputError("feedback needs a theorem_id, an answer_id or an answer")
         if not isinstance(query, str):
             raise InputError("feedback query must be a string")
+        limits = {"query": self.max_query_chars, **FEEDBACK_MAX_CHARS}
+        given = {"query": query, "theorem_id": theorem_id, "answer_id": answer_id, "answer": answer, "comment": comment}
+        for field, value in given.items():
+            if value is not None and len(str(value)) > limits[field]:
+                raise InputError(f"feedback {field} is longer than {limits[field]:,} characters")
         with self.connection() as conn:
             return conn.execute(
                 sql.SQL(

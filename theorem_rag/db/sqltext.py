@@ -67,8 +67,19 @@ def _column_value(column: str, value: object) -> object:
     return text_array(value) if column in _ARRAY_COLUMNS else Jsonb(value) if column == "meta" else value
 
 
-def filter_clause(filters: Filters, alias: str, year_column: sql.Composable | None = None) -> tuple[sql.Composable, list]:
-    """``WHERE`` conditions (joined by AND, ``TRUE`` when empty) over columns source, kind, doc_id, year of ``alias``."""
+def filter_clause(filters: Filters, alias: str, year_column: sql.Composable | None = None,
+                  documents: str | None = None) -> tuple[sql.Composable, list]:  # fmt: skip
+    """``WHERE`` conditions (joined by AND, ``TRUE`` when empty) over columns source, kind, doc_id, year of ``alias``.
+
+    A category filter is a condition on ``doc_id`` too: the documents (table ``documents``) listed in one of the
+    categories, found in the same statement through their categories' GIN index (migration 17), so neither the
+    documents nor their ids travel to the client and back.
+
+    >>> q, p = filter_clause(Filters(category=("math.AG",)), alias="v", documents="theorems_documents")
+    >>> print(q.as_string(None)); p
+    "v"."doc_id" IN (SELECT c.id FROM "theorems_documents" AS c WHERE c.meta -> 'categories' ?| %s)
+    [['math.AG']]
+    """
     col = lambda c: sql.Identifier(alias, c)  # noqa: E731
     year = year_column if year_column is not None else col("year")
     parts: list[sql.Composable] = []
@@ -84,6 +95,12 @@ def filter_clause(filters: Filters, alias: str, year_column: sql.Composable | No
     if filters.year_max is not None:
         parts.append(sql.SQL("{} <= %s").format(year))
         params.append(filters.year_max)
+    if filters.category:
+        if documents is None:
+            raise ValueError("a category filter needs the documents table: filter_clause(..., documents=...)")
+        parts.append(sql.SQL("{} IN (SELECT c.id FROM {} AS c WHERE c.meta -> 'categories' ?| %s)").format(
+            col("doc_id"), sql.Identifier(documents)))  # fmt: skip
+        params.append(list(filters.category))
     if not parts:
         return sql.SQL("TRUE"), []
     return sql.SQL(" AND ").join(parts), params
@@ -105,6 +122,11 @@ def create_space_table(names: Names, space: str, dim: int, half: bool) -> sql.Co
 def text_index_name(names: Names) -> str:
     """The full-text GIN index of the text table (migration 14 names it so)."""
     return f"{names.text}_tsv"
+
+
+def category_index_name(names: Names) -> str:
+    """The documents table's GIN index on ``meta->'categories'`` (migration 17): what a category filter reads."""
+    return f"{names.documents}_categories"
 
 
 def doc_index_name(names: Names) -> str:
@@ -162,7 +184,7 @@ def dense_search(
     Filters sit inside the candidate query, so the pool holds only admissible rows (with iterative scan the index
     keeps going until it has found ``pool`` of them). Ties in cosine break by id, so the order is deterministic.
     """
-    where, fparams = filter_clause(filters, "v")
+    where, fparams = filter_clause(filters, "v", documents=names.documents)
     typ = _vec_type(dim, half)
     query = sql.SQL(
         """WITH candidates AS MATERIALIZED (
@@ -177,10 +199,14 @@ def dense_search(
 
 
 def exact_search(
-    names: Names, space: str, dim: int, half: bool, qvec: object, filters: Filters, k: int
+    names: Names, space: str, dim: int, half: bool, qvec: object, filters: Filters, k: int,
+    ids: Sequence[str] | None = None,
 ) -> tuple[sql.Composed, list]:
-    """The reference: exact cosine over every admissible row (a sequential scan; no index serves it)."""
-    where, fparams = filter_clause(filters, "v")
+    """The reference: exact cosine over every admissible row (a sequential scan; no index serves it). With ``ids``,
+    over those statements only (found by primary key)."""
+    where, fparams = filter_clause(filters, "v", documents=names.documents)
+    if ids is not None:
+        where, fparams = sql.SQL("{} AND v.theorem_id = ANY(%s)").format(where), [*fparams, list(ids)]
     typ = _vec_type(dim, half)
     query = sql.SQL(
         """SELECT v.theorem_id, v.doc_id, 1 - (v.embedding <=> %s::{typ}) AS score FROM {v} AS v WHERE {where}

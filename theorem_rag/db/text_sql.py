@@ -184,7 +184,7 @@ def text_search(
     if not terms:
         return sql.SQL("SELECT NULL::text, NULL::text, NULL::float8 WHERE FALSE"), []
     cand_query = candidate_tsquery(terms, CANDIDATE_BUDGET if budget is None else budget)
-    where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
+    where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"), documents=names.documents)
     # The IDF share as one CASE per term, in float8 (added in the terms' order, so a row's sum is the same on every
     # run; numeric cost 2-3 % more). The text table keeps vectors in the row up to about 8 kB (migration 16), so the
     # terms are matched against the row's vector itself; a vector stored out of line (longer, or in a table not yet
@@ -258,7 +258,7 @@ def _keyword_search(names: Names, query: str, filters: Filters, k: int, cap: int
     words are ranked (all of them unless a word is very common: then which ones is up to the index scan), plus
     every statement whose name is the query.
     """
-    where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
+    where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"), documents=names.documents)
     lowered = query.strip().lower()
     cols = sql.SQL("t.id, t.doc_id, t.tsv, t.name, t.synonyms")
     query_sql = sql.SQL(
@@ -302,7 +302,7 @@ def formula_key_counts(names: Names, keys: Sequence[str]) -> tuple[sql.Composed,
 def formula_search(names: Names, keys: Sequence[str], weights: Sequence[float], filters: Filters, k: int) -> tuple[sql.Composed, list]:
     """Statements ranked by the summed weights of the given keys they have (one index look-up per key), with their
     name and kind."""
-    where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"))
+    where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"), documents=names.documents)
     query = sql.SQL(
         """SELECT t.id, t.doc_id, t.name, t.kind, sum(q.w) AS score
         FROM unnest(%s::text[], %s::float8[]) AS q(k, w)

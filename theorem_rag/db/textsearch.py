@@ -23,16 +23,12 @@ from theorem_rag.records import Hit
 
 
 class TextOps:
-    """Full-text and formula search; the host class provides ``names``, ``max_query_chars``, ``connection()`` and
-    ``_resolve_categories()`` (the category filter as documents: :class:`~theorem_rag.db.dense.DenseOps`)."""
+    """Full-text and formula search; the host class provides ``names``, ``max_query_chars`` and ``connection()``."""
 
     names: Names
     max_query_chars: int
 
     def connection(self) -> AbstractContextManager[Connection]:  # pragma: no cover - provided by TheoremStore
-        raise NotImplementedError
-
-    def _resolve_categories(self, f: Filters) -> Filters:  # pragma: no cover - provided by DenseOps
         raise NotImplementedError
 
     def search_text(self, query: str, k: int = 10, filters: Filters | dict | None = None) -> list[Hit]:
@@ -43,7 +39,7 @@ class TextOps:
         """
         text = validate_query(query, self.max_query_chars)
         check_k(k, k)
-        f = self._resolve_categories(Filters.from_mapping(filters))
+        f = Filters.from_mapping(filters)
         with self.connection() as conn:
             sql_query, params = self._text_query(conn, text, f, k)
             rows = conn.execute(sql_query, params).fetchall()
@@ -56,7 +52,7 @@ class TextOps:
         check_k(k, k)
         if not keys:
             return []
-        f = self._resolve_categories(Filters.from_mapping(filters))
+        f = Filters.from_mapping(filters)
         with self.connection() as conn:
             count_sql, count_params = text_sql.formula_key_counts(self.names, keys)
             counts = {key: int(n) for key, n in conn.execute(count_sql, count_params)}

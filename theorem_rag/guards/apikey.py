@@ -55,20 +55,25 @@ def is_loopback(host: str) -> bool:
         return False  # another host name: it may resolve to a public interface
 
 
-def check_bind(host: str, api_key: str | None, what: str = "the server") -> None:
-    """Raise ``ValueError`` when ``host`` is not loopback and no API key is set.
+# The flag of every server command that lets it listen beyond loopback without a key: a proxy in front checks access.
+PROXY_AUTH_FLAG = "--auth-by-proxy"
+
+
+def check_bind(host: str, api_key: str | None, what: str = "the server", *, proxy_auth: bool = False) -> None:
+    """Raise ``ValueError`` when ``host`` is not loopback and no API key is set, unless ``proxy_auth`` (the
+    operator's word that a reverse proxy in front checks who may reach the server).
 
     >>> check_bind("0.0.0.0", None, "the MCP server")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     ValueError: the MCP server would listen on 0.0.0.0 without an API key, ...: set THEOREM_RAG_API_KEY ...
-    >>> check_bind("0.0.0.0", "k"), check_bind("127.0.0.1", None)
-    (None, None)
+    >>> check_bind("0.0.0.0", "k"), check_bind("127.0.0.1", None), check_bind("0.0.0.0", None, proxy_auth=True)
+    (None, None, None)
     """
-    if api_key is None and not is_loopback(host):
+    if api_key is None and not is_loopback(host) and not proxy_auth:
         raise ValueError(f"{what} would listen on {host} without an API key, open to anyone who can reach this "
-                         f"machine: set {ENV_VAR} (clients send it as X-API-Key or Authorization: Bearer), or "
-                         f"listen on 127.0.0.1")  # fmt: skip
+                         f"machine: set {ENV_VAR} (clients send it as X-API-Key or Authorization: Bearer), listen "
+                         f"on 127.0.0.1, or pass {PROXY_AUTH_FLAG} when a reverse proxy in front checks access")  # fmt: skip
 
 
 class RequireApiKey:

@@ -5,8 +5,9 @@ tokens a minute; a request takes one token, and a request that finds the bucket 
 error and ``Retry-After`` (whole seconds until a token is back). Buckets that have refilled are forgotten, so
 memory stays bounded by the clients active in the last ``burst / rate`` seconds.
 
-Behind a reverse proxy every request comes from the proxy's address: run uvicorn with ``--proxy-headers`` and
-``--forwarded-allow-ips`` so that the client address is the real one.
+Behind a reverse proxy every request comes from the proxy's address: the servers take the client's address from
+``X-Forwarded-For`` on connections from the proxies they trust (``--forwarded-allow-ips``,
+:mod:`theorem_rag.guards.proxy`), so that each client has its own bucket.
 
 >>> limiter = RateLimiter(per_minute=60, burst=2, clock=lambda: 0.0)
 >>> [limiter.take("10.0.0.1") for _ in range(3)]
@@ -106,15 +107,19 @@ def client_address(scope: dict[str, Any]) -> str:
 class RateLimit:
     """ASGI middleware: answer ``429 {"error": "rate_limited", ...}`` with ``Retry-After`` to a client over its rate.
 
-    ``exempt`` paths (a cached health check) are never limited; lifespan and websocket scopes pass through.
+    ``exempt`` paths (a cached health check) are never limited, nor requests for which ``applies(scope)`` is
+    false (the web app limits its actions, not the page's assets); lifespan and websocket scopes pass through.
     """
 
     def __init__(self, app: Any, limiter: RateLimiter, *, exempt: Collection[str] = (),
-                 key: Callable[[dict[str, Any]], str] = client_address) -> None:  # fmt: skip
+                 key: Callable[[dict[str, Any]], str] = client_address,
+                 applies: Callable[[dict[str, Any]], bool] | None = None) -> None:  # fmt: skip
         self.app, self.limiter, self.exempt, self.key = app, limiter, frozenset(exempt), key
+        self.applies = applies
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope.get("path") in self.exempt:
+        if (scope["type"] != "http" or scope.get("path") in self.exempt
+                or (self.applies is not None and not self.applies(scope))):  # fmt: skip
             await self.app(scope, receive, send)
             return
         wait = self.limiter.take(self.key(scope))

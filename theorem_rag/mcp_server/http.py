@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from theorem_rag.guards.apikey import RequireApiKey, check_bind
+from theorem_rag.guards.proxy import DEFAULT_TRUSTED, uvicorn_proxy_options
 from theorem_rag.guards.ratelimit import RateLimit, RateLimiter
 
 MCP_PATH = "/mcp"
@@ -38,13 +39,16 @@ def http_app(server: Any, *, host: str = "127.0.0.1", api_key: str | None = None
 
 def serve_http(server: Any, *, host: str, port: int, api_key: str | None, rate_limit_per_minute: float = 0,
                rate_limit_burst: int = 60, log_level: str = "info", json_response: bool = True,
-               keep_alive: float) -> None:  # fmt: skip
-    """Serve MCP over streamable HTTP until interrupted; refuses a non-loopback ``host`` without ``api_key``. Idle
-    connections stay open ``keep_alive`` seconds (``Settings.keep_alive``: longer than the clients keep theirs)."""
-    check_bind(host, api_key, "the MCP server")
+               keep_alive: float, proxy_auth: bool = False, forwarded_allow_ips: str = DEFAULT_TRUSTED) -> None:  # fmt: skip
+    """Serve MCP over streamable HTTP until interrupted; refuses a non-loopback ``host`` without ``api_key`` (but
+    with ``proxy_auth``). Idle connections stay open ``keep_alive`` seconds (``Settings.keep_alive``: longer than
+    the clients keep theirs); ``X-Forwarded-For`` names the client on connections from ``forwarded_allow_ips``
+    (:mod:`theorem_rag.guards.proxy`)."""
+    check_bind(host, api_key, "the MCP server", proxy_auth=proxy_auth)
+    proxy = uvicorn_proxy_options(forwarded_allow_ips)
     import uvicorn
 
     app = http_app(server, host=host, api_key=api_key, rate_limit_per_minute=rate_limit_per_minute,
                    rate_limit_burst=rate_limit_burst, json_response=json_response)  # fmt: skip
     uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5,
-                timeout_keep_alive=keep_alive)  # fmt: skip
+                timeout_keep_alive=keep_alive, **proxy)  # fmt: skip

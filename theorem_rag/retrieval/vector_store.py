@@ -146,12 +146,16 @@ class TheoremVectorStore(BasePydanticVectorStore):
         if query.doc_ids:
             filters = Filters.from_mapping({**_as_mapping(filters), "doc_id": list(query.doc_ids)})
         k = query.similarity_top_k
-        hits = self._store.search_dense(
-            self.space, query.query_embedding, k=k, pool=None if self.pool is None else max(self.pool, k),
-            filters=filters, ef_search=self.ef_search, iterative_scan=self.iterative_scan,
-        )  # fmt: skip
         if query.node_ids:
-            hits = [h for h in hits if h.theorem_id in set(query.node_ids)]
+            # The caller names its candidates: rank those (exactly, by primary key), not the index's top k, which may
+            # hold none of them.
+            hits = self._store.exact_search(self.space, query.query_embedding, k=k, filters=filters,
+                                            ids=list(query.node_ids))  # fmt: skip
+        else:
+            hits = self._store.search_dense(
+                self.space, query.query_embedding, k=k, pool=None if self.pool is None else max(self.pool, k),
+                filters=filters, ef_search=self.ef_search, iterative_scan=self.iterative_scan,
+            )  # fmt: skip
         nodes = [hit_to_node(h) for h in self._store.hydrate(hits)]
         return VectorStoreQueryResult(
             nodes=[n.node for n in nodes], similarities=[n.score for n in nodes], ids=[n.node.node_id for n in nodes]

@@ -49,6 +49,14 @@ class SearchService:
         self.admission = Admission(slots, queue, max_wait)
         self.request_timeout = request_timeout
 
+    @classmethod
+    def from_settings(cls, search: Any, settings: Any) -> SearchService:
+        """The service with a server's bounds from :class:`~theorem_rag.config.Settings` (``search_threads``,
+        ``search_queue``, ``queue_wait``, ``request_timeout``): what the REST API, the MCP server and the web app
+        all run with."""
+        return cls(search, slots=settings.search_threads, queue=settings.search_queue, max_wait=settings.queue_wait,
+                   request_timeout=settings.request_timeout)  # fmt: skip
+
     @property
     def batcher(self) -> QueryBatcher | None:
         embedder = getattr(self.search, "embedder", None)
@@ -137,3 +145,13 @@ class SearchService:
         if not isinstance(chosen, QueryBatcher):
             return None, {}
         return chosen, {text: await chosen.aembed(text)}
+
+
+def server_settings(settings: Any) -> Any:
+    """A server's settings (REST, MCP, the web app): a pool of two connections per search thread (a search may run
+    its full-text query beside the dense one) plus one (``/health``), opened as needed, and a statement timeout no
+    longer than the request timeout when none is set."""
+    update: dict[str, Any] = {"db_pool_size": max(settings.db_pool_size, 2 * settings.search_threads + 1)}
+    if not settings.statement_timeout:
+        update["statement_timeout"] = settings.request_timeout
+    return settings.model_copy(update=update)

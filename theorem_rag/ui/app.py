@@ -1,9 +1,9 @@
 """The Gradio app: a Search tab (result cards with KaTeX) and an Assistant tab (cited, streamed answers).
 
 :func:`create_app` builds the UI around a ready :class:`~theorem_rag.search.TheoremSearch` and chat model, so
-tests inject a real search over the test database; :func:`build_app` does the wiring from Settings and
-:func:`launch` serves it on loopback. The event handlers live in :class:`Handlers` (plain Python, testable
-without a browser).
+tests inject a real search over the test database; :func:`build_app` does the wiring from Settings (searches
+under the servers' bounds) and :func:`theorem_rag.ui.server.launch` serves it, guarded like the REST API. The
+event handlers live in :class:`Handlers` (plain Python, testable without a browser).
 
 >>> search = TheoremSearch.from_settings()                                   # doctest: +SKIP
 >>> demo = create_app(search, build_chat_model("local:smollm2"))             # doctest: +SKIP
@@ -13,6 +13,7 @@ without a browser).
 from __future__ import annotations
 
 import html
+import inspect
 import json
 import re
 import time
@@ -22,7 +23,6 @@ from typing import Any
 from theorem_rag.chat_models import ChatError
 from theorem_rag.errors import InputError
 from theorem_rag.records import KINDS, Document, Hit
-from theorem_rag.ui.assets import CSS, HEAD
 from theorem_rag.ui.assistant import Assistant, link_citations
 from theorem_rag.query import graph_query
 from theorem_rag.ui.card_data import URL_SYNC_JS, restore_search, theorem_cards
@@ -227,23 +227,20 @@ def gr_skip() -> Any:
     return _gradio().skip()
 
 
-def theme() -> Any:
-    gr = _gradio()
-    # System fonts only: the app must look right offline, where web fonts cannot load.
-    return gr.themes.Soft(
-        primary_hue="indigo", neutral_hue="slate",
-        font=[gr.themes.Font(f) for f in ("Inter", "system-ui", "sans-serif")],
-        font_mono=[gr.themes.Font(f) for f in ("ui-monospace", "monospace")],
-    ).set(
-        button_primary_background_fill="*primary_600", button_primary_background_fill_hover="*primary_700",
-        button_primary_text_color="white",
-    )  # fmt: skip
-
-
-def create_app(search: Any, chat_model: Any, *, title: str = "theorem-rag", stats: dict[str, Any] | None = None) -> Any:
-    """The Gradio Blocks app over a ready search object and chat model (not launched; see :func:`launch`)."""
+def create_app(search: Any, chat_model: Any, *, title: str = "theorem-rag", stats: dict[str, Any] | None = None,
+               service: Any = None) -> Any:  # fmt: skip
+    """The Gradio Blocks app over a ready search object and chat model (not launched: see
+    :func:`theorem_rag.ui.server.launch`). With ``service`` (a :class:`~theorem_rag.serving.service.SearchService`
+    over ``search``) its searches run under the service's bounds and deadline (:class:`~theorem_rag.ui.server.
+    GuardedHandlers`); without, directly."""
     gr = _gradio()
     h = Handlers(search, chat_model)
+    if service is not None:
+        from theorem_rag.ui.server import GuardedHandlers
+
+        events: Any = GuardedHandlers(h, service)
+    else:
+        events = h
     source_choices = sorted(set(SOURCE_LABELS) | set((stats or {}).get("sources", {}) or {}))
     # No analytics: the app runs offline and sends nothing anywhere.
     with gr.Blocks(title=title, fill_width=True, analytics_enabled=False) as demo:
@@ -301,17 +298,19 @@ def create_app(search: Any, chat_model: Any, *, title: str = "theorem-rag", stat
 
         search_inputs = [query, level, k, f_sources, f_kinds, f_papers, f_categories]
         search_outputs = [results, status, last_query]
-        for trigger in (go.click, query.submit):
-            trigger(h.run_search, search_inputs, search_outputs, concurrency_limit=4, js=URL_SYNC_JS)
+        for trigger, name in ((go.click, "search"), (query.submit, "search_submit")):
+            trigger(events.run_search, search_inputs, search_outputs, concurrency_limit=4, js=URL_SYNC_JS,
+                    api_name=name)  # fmt: skip
         # A click on an example fills the box and searches at once, with the current filters.
         examples.click(lambda sample: sample[0], examples, query).then(
-            h.run_search, search_inputs, search_outputs, concurrency_limit=4, js=URL_SYNC_JS
+            events.run_search, search_inputs, search_outputs, concurrency_limit=4, js=URL_SYNC_JS
         )
-        shareable_searches(gr, demo, h, search_inputs, search_outputs)
-        vote_btn.click(h.vote, [vote_box, last_query, last_question], toast)
+        shareable_searches(gr, demo, events, search_inputs, search_outputs)
+        vote_btn.click(h.vote, [vote_box, last_query, last_question], toast, api_name="vote")
         chat_outputs = [chatbot, sources, chat_status, last_question]
-        for trigger in (send.click, ask.submit):
-            trigger(h.chat_turn, [ask, chatbot], chat_outputs, concurrency_limit=1).then(lambda: "", None, ask)
+        for trigger, name in ((send.click, "ask"), (ask.submit, "ask_submit")):
+            trigger(events.chat_turn, [ask, chatbot], chat_outputs, concurrency_limit=1,
+                    api_name=name).then(lambda: "", None, ask)  # fmt: skip
 
         def on_like(data: Any, history: list, question: str) -> str:
             return h.vote_answer(data.index, data.liked, history, question)
@@ -323,16 +322,20 @@ def create_app(search: Any, chat_model: Any, *, title: str = "theorem-rag", stat
     return demo
 
 
-def shareable_searches(gr: Any, demo: Any, h: Handlers, inputs: list, outputs: list) -> None:
-    """Opening ``/?q=...&source=stacks`` fills the search box, level and filters and runs the search."""
+def shareable_searches(gr: Any, demo: Any, h: Any, inputs: list, outputs: list) -> None:
+    """Opening ``/?q=...&source=stacks`` fills the search box, level and filters and runs the search (``h``: the
+    app's :class:`Handlers`, or their guarded form whose ``run_search`` is a coroutine)."""
 
     def restore(request: Any) -> tuple:
         return restore_search(request)
 
     restore.__annotations__["request"] = gr.Request
 
-    def run_if_query(query: str, *rest: Any) -> tuple:
-        return h.run_search(query, *rest) if (query or "").strip() else (gr.skip(), gr.skip(), gr.skip())
+    async def run_if_query(query: str, *rest: Any) -> tuple:
+        if not (query or "").strip():
+            return gr.skip(), gr.skip(), gr.skip()
+        found = h.run_search(query, *rest)
+        return await found if inspect.isawaitable(found) else found
 
     demo.load(restore, None, inputs).then(run_if_query, inputs, outputs, concurrency_limit=4)
 
@@ -349,36 +352,17 @@ def warm_up(search: Any, chat_model: Any) -> str:
     return message
 
 
-def launch(demo: Any, *, host: str = "127.0.0.1", port: int | None = 7860, **kwargs: Any) -> Any:
-    """Serve on loopback (never a public share link); extra keyword arguments go to ``Blocks.launch``."""
-    demo.queue(default_concurrency_limit=4)
-    return demo.launch(server_name=host, server_port=port, share=False, css=CSS, head=HEAD, theme=theme(),
-                       ssr_mode=False, footer_links=[], show_error=True, **kwargs)  # fmt: skip
-
-
-def serve_forever(demo: Any, search: Any, *, host: str = "127.0.0.1", port: int = 7860) -> None:
-    """Serve until Ctrl-C or SIGTERM, then close the search (and so release the embedded database server)."""
-    import signal
-    import sys
-
-    # SIGTERM (service managers, `kill`) would skip the exit handlers that stop the embedded PostgreSQL.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    try:
-        launch(demo, host=host, port=port)
-    finally:
-        demo.close()
-        search.close()
-
-
 def build_app(settings: Any = None, *, warm: bool = True) -> tuple[Any, Any, Any]:
-    """``(demo, search, chat model)`` from :class:`~theorem_rag.config.Settings` (environment THEOREM_RAG_*)."""
+    """``(demo, search, chat model)`` from :class:`~theorem_rag.config.Settings` (environment THEOREM_RAG_*): a
+    server's pool and statement timeout, and searches under the servers' bounds and request deadline."""
     from theorem_rag.config import Settings
     from theorem_rag.search import TheoremSearch
     from theorem_rag.chat_models import build_chat_model
+    from theorem_rag.serving.service import SearchService, server_settings
 
-    s = settings or Settings()
+    s = server_settings(settings or Settings())
     search = TheoremSearch.from_settings(s)
     chat = build_chat_model(s.chat_model, s.llm_api_base)
     if warm:
         warm_up(search, chat)
-    return create_app(search, chat), search, chat
+    return create_app(search, chat, service=SearchService.from_settings(search, s)), search, chat
