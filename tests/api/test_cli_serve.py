@@ -111,8 +111,9 @@ def test_api_on_the_embedded_defaults_says_to_build_the_index(pg_server, tmp_pat
 @pytest.mark.models
 @pytest.mark.slow
 def test_api_rate_limits_the_forwarded_client_only_from_a_trusted_proxy(pg_server):
-    """`theorem-rag api --forwarded-allow-ips 127.0.0.1`: X-Forwarded-For names the client on the trusted proxy's
-    connections (each forwarded client its own bucket), and is ignored from any other address."""
+    """`theorem-rag api --forwarded-allow-ips 127.0.0.2`: X-Forwarded-For names the client on the trusted proxy's
+    connections (each forwarded client its own bucket), and is ignored from any other address, loopback's 127.0.0.1
+    included (which uvicorn alone would trust)."""
     import httpx
 
     port = free_port()
@@ -122,7 +123,7 @@ def test_api_rate_limits_the_forwarded_client_only_from_a_trusted_proxy(pg_serve
         env.pop(name, None)
     proc = subprocess.Popen([sys.executable, "-c", "from theorem_rag.cli import main; main()", "api", "--port",
                              str(port), "--log-level", "warning", "--rate-limit", "1", "--rate-burst", "1",
-                             "--forwarded-allow-ips", "127.0.0.1"], env=env, stdout=subprocess.DEVNULL,
+                             "--forwarded-allow-ips", "127.0.0.2"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)  # fmt: skip
 
     def status(client: httpx.Client, forwarded_for: str) -> int:
@@ -131,8 +132,8 @@ def test_api_rate_limits_the_forwarded_client_only_from_a_trusted_proxy(pg_serve
     try:
         wait_for_port(proc, port, "the API")
         url = f"http://127.0.0.1:{port}"
-        with httpx.Client(base_url=url, timeout=60) as proxy, httpx.Client(
-                base_url=url, timeout=60, transport=httpx.HTTPTransport(local_address="127.0.0.2")) as stranger:  # fmt: skip
+        with httpx.Client(base_url=url, timeout=60) as stranger, httpx.Client(
+                base_url=url, timeout=60, transport=httpx.HTTPTransport(local_address="127.0.0.2")) as proxy:  # fmt: skip
             # 503: no index under this table; what matters is that the request was let through (not 429).
             assert [status(proxy, "203.0.113.1"), status(proxy, "203.0.113.2"), status(proxy, "203.0.113.1")] == [
                 503, 503, 429]  # fmt: skip
