@@ -109,6 +109,7 @@ PROVE_WITH_CITATIONS = [
     new_code_cell(
         "from llama_index.core.query_engine import CitationQueryEngine\n"
         "from theorem_rag.llm import chat_llm\n\n"
+        "# The answer's length bounds the work (max_tokens), not a clock: a busy machine answers the same, later.\n"
         "llm = chat_llm(settings.chat_model, settings.llm_api_base, max_tokens=200)\n"
         "engine = CitationQueryEngine(retriever=retriever, llm=llm, citation_chunk_size=512)\n"
         "response = engine.query('Prove that every group of prime order is cyclic. Cite the theorems you use.')\n"

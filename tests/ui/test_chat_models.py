@@ -12,7 +12,7 @@ from theorem_rag.chat_models import ChatError, LiteLLMChat, LocalGGUFChat, build
 
 @pytest.fixture(scope="module")
 def smol():
-    chat = LocalGGUFChat(n_ctx=2048, timeout=120)
+    chat = LocalGGUFChat(n_ctx=2048, timeout=None)  # max_tokens bounds each reply, not the clock
     chat.load()
     return chat
 

@@ -23,7 +23,7 @@ def openai_url():
     from fastapi import FastAPI, Request
     from fastapi.responses import StreamingResponse
 
-    local = LocalGGUFChat(n_ctx=4096, timeout=240)
+    local = LocalGGUFChat(n_ctx=4096, timeout=None)  # max_tokens bounds each reply, not the clock
     app = FastAPI()
 
     # No postponed annotations in this file: FastAPI must see the Request class itself, not the string "Request".
