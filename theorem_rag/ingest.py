@@ -4,8 +4,9 @@
 the database cache when their writer's inputs are unchanged, and only statements whose embedded text (slogan or
 LaTeX, see :func:`~theorem_rag.embed.embed_text_for`) has no vector in the space yet are embedded.
 
->>> report = build_index(store, embedder, theorems, documents, writer=OfflineSloganWriter())  # doctest: +SKIP
->>> report.embedded                                                                           # doctest: +SKIP
+>>> report = build_index(store, embedder, theorems, documents, writer=OfflineSloganWriter(),   # doctest: +SKIP
+...                      space="minilm_l6_v2_slogan")                                             # doctest: +SKIP
+>>> report.embedded                                                                               # doctest: +SKIP
 21874
 """
 
@@ -151,8 +152,8 @@ def build_index(
     """Upsert documents and statements, write missing slogans, embed what has no vector yet, build the index.
 
     ``dense_index`` (``bit`` or ``halfvec``: :class:`theorem_rag.db.vectors.VectorSpace`) is the kind of HNSW index
-    of the space; ``None`` keeps an existing space's (``bit`` for a new one). Changing it rebuilds the index from
-    the stored vectors.
+    of the space; ``None`` keeps an existing space's (``halfvec`` for a new one:
+    :data:`theorem_rag.db.vectors.DEFAULT_INDEX_KIND`). Changing it rebuilds the index from the stored vectors.
 
     A space holds the vectors of one model run by one backend (``embedder.backend``, recorded with the space):
     building it with another is an InputError before anything is written, unless ``reembed`` is set, which

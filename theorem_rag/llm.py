@@ -1,7 +1,9 @@
 """A LlamaIndex LLM over theorem-rag's chat models, so query engines and agents can use the same backends as the
 app: the bundled offline GGUF model (``local:smollm2``) or any litellm model.
 
->>> llm = chat_llm("local:smollm2")                                     # doctest: +SKIP
+>>> llm = chat_llm("local:smollm2")                 # the model loads on the first completion
+>>> llm.metadata.num_output
+400
 >>> engine = CitationQueryEngine(search.as_retriever(k=4), llm=llm)     # doctest: +SKIP
 """
 

@@ -117,8 +117,8 @@ def theorem_search_tool(search: Any, name: str = "search_theorems", description:
     Parameters: ``query``, ``k``, ``sources``, ``kinds``, ``paper``, ``categories``. Bad input raises ``ValueError`` with a message
     (agents report it back to the model).
 
-    >>> tool = theorem_search_tool(search)                           # doctest: +SKIP
-    >>> tool.metadata.name                                           # doctest: +SKIP
+    >>> tool = theorem_search_tool(search)
+    >>> tool.metadata.name
     'search_theorems'
     """
     try:

@@ -3,8 +3,10 @@
 ``THEOREM_RAG_API_KEY``, when set, is required on every request (``X-API-Key`` or ``Authorization: Bearer``), as
 on REST; without one the server refuses to listen beyond loopback. Rate limits are the REST API's token buckets.
 
->>> serve_http(build_server(search), host="0.0.0.0", port=8765, api_key=None, keep_alive=75)   # doctest: +SKIP
+>>> from theorem_rag.mcp_server.server import build_server
+>>> serve_http(build_server(search), host="0.0.0.0", port=8765, api_key=None, keep_alive=75)
 Traceback (most recent call last):
+...
 ValueError: the MCP server would listen on 0.0.0.0 without an API key, ...
 """
 

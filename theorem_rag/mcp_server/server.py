@@ -77,8 +77,9 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
     """An ``MCPServer`` whose tools call ``search`` (a :class:`~theorem_rag.search.TheoremSearch`) through
     ``service`` (by default a :class:`~theorem_rag.serving.service.SearchService` with its default bounds).
 
-    >>> server = build_server(search)                            # doctest: +SKIP
-    >>> [t.name for t in asyncio.run(server.list_tools())]       # doctest: +SKIP
+    >>> import asyncio
+    >>> server = build_server(search)
+    >>> [t.name for t in asyncio.run(server.list_tools())]
     ['search_theorems', 'find_premises', 'get_theorem', 'get_paper']
     """
     from theorem_rag import __version__
