@@ -1,4 +1,5 @@
-"""MCP over HTTP behind the REST API's guards, on a real uvicorn server on loopback: the API key and rate limits."""
+"""MCP over HTTP behind the REST API's guards, on a real uvicorn server on loopback: the API key, rate limits and
+the body cap."""
 
 from __future__ import annotations
 
@@ -61,3 +62,14 @@ def test_mcp_over_http_rate_limits_each_client(search):
             refused = a.post(f"{url}/mcp", json=INIT, headers=MCP_HEADERS)
             assert refused.json()["error"] == "rate_limited" and 1 <= int(refused.headers["retry-after"]) <= 60
             assert b.post(f"{url}/mcp", json=INIT, headers=MCP_HEADERS).status_code == 200
+
+
+def test_mcp_over_http_refuses_a_body_over_the_cap(search):
+    from theorem_rag.mcp_server.http import http_app
+    from theorem_rag.mcp_server.server import build_server
+
+    with serving(http_app(build_server(search), max_body_bytes=64 * 1024), lifespan="on") as url:
+        big = {**INIT, "params": {**INIT["params"], "clientInfo": {"name": "x" * 70_000, "version": "0"}}}
+        r = httpx.post(f"{url}/mcp", json=big, headers=MCP_HEADERS)
+        assert r.status_code == 413 and r.json()["error"] == "payload_too_large"
+        assert httpx.post(f"{url}/mcp", json=INIT, headers=MCP_HEADERS).status_code == 200

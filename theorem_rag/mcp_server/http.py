@@ -1,4 +1,5 @@
-"""The MCP server over streamable HTTP, guarded like the REST API: the same API key, per-client rate limits.
+"""The MCP server over streamable HTTP, guarded like the REST API: the same API key, per-client rate limits, the
+same request body cap.
 
 ``THEOREM_RAG_API_KEY``, when set, is required on every request (``X-API-Key`` or ``Authorization: Bearer``), as
 on REST; without one the server refuses to listen beyond loopback. Rate limits are the REST API's token buckets.
@@ -15,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from theorem_rag.guards.apikey import RequireApiKey, check_bind
+from theorem_rag.guards.body import BodySizeLimit
 from theorem_rag.guards.proxy import DEFAULT_TRUSTED, uvicorn_proxy_options
 from theorem_rag.guards.ratelimit import RateLimit, RateLimiter
 
@@ -22,8 +24,9 @@ MCP_PATH = "/mcp"
 
 
 def http_app(server: Any, *, host: str = "127.0.0.1", api_key: str | None = None, rate_limit_per_minute: float = 0,
-             rate_limit_burst: int = 60, json_response: bool = True) -> Any:  # fmt: skip
-    """The ASGI app serving ``server`` (an ``MCPServer``) at ``/mcp``, behind the key check and the rate limit.
+             rate_limit_burst: int = 60, json_response: bool = True, max_body_bytes: int = 256 * 1024) -> Any:  # fmt: skip
+    """The ASGI app serving ``server`` (an ``MCPServer``) at ``/mcp``, behind the key check, the rate limit and the
+    body cap (413 above ``max_body_bytes``, the REST API's default).
 
     ``host`` is where it will listen: on loopback the SDK also turns on its DNS-rebinding protection. With
     ``json_response`` (the default) a tool call is answered with one JSON body instead of an event stream; clients
@@ -31,6 +34,7 @@ def http_app(server: Any, *, host: str = "127.0.0.1", api_key: str | None = None
     (benchmarks/results/: MCP latency against REST).
     """
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, json_response=json_response)
+    app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
     if api_key is not None:
         app.add_middleware(RequireApiKey, api_key=api_key)
     if rate_limit_per_minute:
