@@ -70,6 +70,19 @@ def test_latex_and_ascii_math_read_alike():
     assert understand("x^n + y^n = z^n no solutions n>2").variants == ("$x^n + y^n = z^n$ no solutions $n>2$",)
 
 
+@pytest.mark.parametrize("query", [
+    "morphisms P^n -> P^m correspond to (m+1)-tuples of homogeneous polynomials of a common degree",
+    "Does H^1(S, G) vanish for a Stone space S and any family of overtly discrete groups G?",
+    "the Brauer group of a type injects into etale H^2 with coefficients in the units R^x",
+])  # fmt: skip
+def test_a_sentence_quoting_ascii_math_is_searched_as_typed(query):
+    """Prose with a little ASCII math is a sentence, as prose with a little LaTeX already was: no formula reading,
+    no formula keys (research queries, issue 46: read as formulas they fell from MRR@20 .79 to .69)."""
+    plan = understand(query)
+    assert formula_text(query) is None
+    assert not plan.formula and plan.text == query and plan.formula_keys == () and plan.variants == ()
+
+
 @pytest.mark.parametrize("query", ["1-1 correspondence", "2-out-of-3 property", "1-1 function", "n-dimensional sphere"])
 def test_hyphenated_prose_is_not_a_formula(query):
     plan = understand(query)
@@ -168,6 +181,36 @@ def test_confidence_is_monotone_and_flags_weak_matches():
     assert assess([strong], calib=calib).message is None
 
 
+def test_a_hit_that_stands_out_of_its_candidates_is_more_confident():
+    """The leads: the same cosine reads as surer when the other candidates are far below it (issue 46: with the
+    answer held out, the first hit left is one of many of its kind)."""
+    from theorem_rag.query_understanding.confidence import lead, leads
+
+    calib = Calibration(w_cosine=2, w_lexical=0.5, w_named=3, bias=-3, threshold=0.5, w_dense_lead=0.3,
+                        w_lexical_lead=0.2)  # fmt: skip
+    alone = leads(["a"], {"a": 0.7, **{f"o{i}": 0.3 + 0.01 * i for i in range(20)}})["a"]
+    among = leads(["a"], {"a": 0.7, **{f"o{i}": 0.55 + 0.01 * i for i in range(20)}})["a"]
+    assert alone > 5 > among > 0
+    assert hit_confidence(0.7, False, False, calib, dense_lead=alone) > hit_confidence(0.7, False, False, calib,
+                                                                                       dense_lead=among)  # fmt: skip
+    # an id without a score takes the floor given; fewer than two others say nothing; the cap bounds an exact name
+    assert leads(["z"], {"a": 0.5, "b": 0.4, "c": 0.3}, missing=0.3)["z"] < 0
+    assert lead(0.9, [0.1]) == 0.0 and lead(100.0, [0.1, 0.2, 0.3]) == 10.0
+
+
+def test_with_confidence_measures_each_hit_against_the_other_candidates():
+    from theorem_rag.records import Hit
+    from theorem_rag.retrieval.hits import with_confidence
+
+    cosine = {"a": 0.8, "b": 0.5, **{f"o{i}": 0.4 for i in range(10)}}
+    lexical = {"b": 9.0, "a": 1.0, "o1": 1.0, "o2": 1.1}
+    hits = with_confidence([Hit("a", 1.0), Hit("b", 0.9), Hit("n", 0.1)], cosine, {"a", "b"}, set(), 0.0, lexical)
+    by = {h.theorem_id: h for h in hits}
+    assert by["a"].dense_lead > by["b"].dense_lead > 0 > by["n"].dense_lead  # n: no cosine, the floor (0.4)
+    assert by["b"].lexical_lead > 0 > by["a"].lexical_lead and by["n"].lexical_lead < 0
+    assert by["n"].cosine == 0.4
+
+
 def test_name_classes_prefer_the_statement_itself():
     from theorem_rag.query_understanding.names import name_class, prefer_statements
 
@@ -187,3 +230,20 @@ def test_name_classes_prefer_the_statement_itself():
         "a", "b", "d", "c"]  # fmt: skip
     long = "the lemma of Bezout about the greatest common divisor of two integers"
     assert prefer_statements(long, hits, lambda h: h[1:]) == hits
+
+
+@pytest.mark.parametrize("query", [
+    "van der Waerden theorem", "von Neumann algebra", "del Pezzo surfaces",
+    "Hoelder van der Corput lemma on a doubling metric space: the oscillatory integral decays",
+])  # fmt: skip
+def test_the_particle_of_a_name_is_not_a_foreign_language(query):
+    """"der" in "van der Corput" is part of a name English uses too: the query stays as typed (it was read as
+    German, "der" dropped: "van Corput")."""
+    plan = understand(query)
+    assert translate(query) is None and plan.text == query and plan.variants == ()
+
+
+def test_function_words_still_mark_a_foreign_query():
+    assert translate("teorema del valor medio") == "theorem mean value"
+    assert translate("théorème des restes chinois") == "theorem remainder chinese"
+    assert translate("Satz von Lagrange") == "theorem lagrange"

@@ -66,13 +66,13 @@ def glossary() -> dict[str, dict[str, str]]:
 
 
 # Words that show a query is in another language: the glossary's kinds of results that differ from the English
-# word ("theoreme", "Satz", "teorema"), plus a few function words that English never uses.
-_FUNCTION_MARKERS = {"fr": {"du", "des", "les"}, "de": {"von", "der", "und"}, "es": {"del", "los", "el"}}
+# word ("theoreme", "Satz", "teorema"), plus a few function words that English never uses but in names.
+FUNCTION_MARKERS = {"fr": {"du", "des", "les"}, "de": {"von", "der", "und"}, "es": {"del", "los", "el"}}
 
 
 @lru_cache(maxsize=1)
 def markers() -> dict[str, frozenset[str]]:
-    out: dict[str, set[str]] = {lang: set(words) for lang, words in _FUNCTION_MARKERS.items()}
+    out: dict[str, set[str]] = {lang: set(words) for lang, words in FUNCTION_MARKERS.items()}
     for row in _rows("glossary.tsv"):
         foreign = fold_accents(row[1]).lower()
         if row[0].endswith("*") and foreign != (row[2] if len(row) > 2 else "").lower():

@@ -119,13 +119,38 @@ def prose_words(query: str) -> int:
     return len(re.findall(r"[A-Za-z]{2,}", _MATH.sub(" ", query)))
 
 
+def ascii_prose_words(query: str) -> int:
+    """Words of an ASCII-math query that are prose: words of two letters or more that are not a function, a Greek
+    letter or ``mod`` (ASCII math has no delimiters to tell its formula from its prose).
+
+    >>> ascii_prose_words("a^(p-1) = 1 mod p"), ascii_prose_words("sum 1/n^2 = pi^2/6")
+    (0, 0)
+    >>> ascii_prose_words("morphisms P^n -> P^m correspond to tuples of homogeneous polynomials")
+    7
+    """
+    skip = {*_GREEK, *_FUNCS, "mod"}
+    return sum(1 for w in re.findall(r"[A-Za-z]{2,}", query) if w not in skip)
+
+
 def formula_text(query: str) -> str | None:
-    """The query as the slogans' words when it is a formula (LaTeX or ASCII math), else None."""
+    """The query as the slogans' words when it is a formula (LaTeX or ASCII math), else None.
+
+    A query is a formula when its math outweighs its prose: at most ``MAX_PROSE_WORDS`` words of prose, whether the
+    math is LaTeX or ASCII. A sentence that only quotes a little math ("morphisms P^n -> P^m correspond to ...") is
+    searched as typed, like any sentence in words.
+
+    >>> formula_text("x^n + y^n = z^n no solutions n>2")
+    'x n + y n = z n no solutions n>2'
+    >>> formula_text("the Veronese map identifies P^n with the closed subset of P^N cut out by quadrics") is None
+    True
+    """
     if is_latex(query):
         if prose_words(query) > MAX_PROSE_WORDS:
             return None
         latex = query
     elif is_ascii_math(query):
+        if ascii_prose_words(query) > MAX_PROSE_WORDS:
+            return None
         latex = "$" + ascii_to_latex(query) + "$"
     else:
         return None

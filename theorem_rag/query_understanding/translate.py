@@ -16,16 +16,28 @@ from __future__ import annotations
 
 import re
 
-from theorem_rag.query_understanding.lexicon import glossary, markers
+from theorem_rag.query_understanding.lexicon import FUNCTION_MARKERS, glossary, markers
 from theorem_rag.query_understanding.text import fold_accents
 
 _WORD = re.compile(r"[\w-]+|'")
 
 
 def language_of(query: str) -> str | None:
-    """The glossary language with the most marker words in the query (None: no marker, so English)."""
+    """The glossary language with the most marker words in the query (None: no marker, so English).
+
+    A function word before a capitalised word is the particle of a name, which English queries carry too ("van der
+    Corput", "von Neumann", "del Pezzo"), not a marker of the language:
+
+    >>> language_of("van der Waerden theorem"), language_of("del Pezzo surfaces"), language_of("Satz von Lagrange")
+    (None, None, 'de')
+    >>> language_of("teorema del valor medio")
+    'es'
+    """
     folded = fold_accents(query).lower()
-    words = set(re.findall(r"[\w-]+", folded))
+    tokens = re.findall(r"[\w-]+", fold_accents(query))
+    particles = {t.lower() for t, after in zip(tokens, tokens[1:]) if after[:1].isupper()}
+    function_words = {w for lang_words in FUNCTION_MARKERS.values() for w in lang_words}
+    words = set(re.findall(r"[\w-]+", folded)) - (particles & function_words)
     best, best_count = None, 0
     for lang, marks in markers().items():
         count = sum(1 for m in marks if (" " in m and m in folded) or m in words)

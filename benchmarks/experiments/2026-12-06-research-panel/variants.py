@@ -1,0 +1,234 @@
+"""Variants of the default search, side by side on every dev set in one run on one index (issue 46's bisect).
+
+Each variant switches one suspect of the default off or on (module constants patched for the run, restored after)
+and is scored on the whole panel: Stacks slogans, PlanetMath synonyms, Stacks proof references, the probes and the
+research dev set, each on its primary metric, with per-query ranks kept for a look at what moved.
+
+    python benchmarks/experiments/2026-12-06-research-panel/variants.py --limit 400 --variants default,plain \
+        --out benchmarks/experiments/2026-12-06-research-panel/bisect.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+EVAL = Path(os.environ.get("THEOREM_RAG_EVAL", ROOT.parent / "shared" / "eval"))
+SETS = {
+    "stacks_slogans_dev": (EVAL / "stacks_slogans_dev.jsonl", "hit@20"),
+    "planetmath_synonyms": (EVAL / "planetmath_synonyms.jsonl", "hit@1"),
+    "stacks_proof_refs": (EVAL / "stacks_proof_refs.jsonl", "recall@20"),
+    "dev_probes": (ROOT / "benchmarks" / "probes" / "dev_probes.jsonl", "hit@1"),
+    "research_dev": (EVAL / "research_dev.jsonl", "mrr@20"),
+}
+
+
+@contextlib.contextmanager
+def patched(pairs):
+    """Set (module, name, value) triples for the block; restore after."""
+    old = []
+    try:
+        for mod, name, value in pairs:
+            old.append((mod, name, getattr(mod, name)))
+            setattr(mod, name, value)
+        yield
+    finally:
+        for mod, name, value in reversed(old):
+            setattr(mod, name, value)
+
+
+def _ascii_prose(q):
+    """Words of prose in an ASCII-math query: words of two letters or more that are not a function or Greek name."""
+    import re
+
+    import theorem_rag.query_understanding.math_text as mt
+
+    skip = set(mt._GREEK) | set(mt._FUNCS) | {"mod"}
+    return sum(1 for w in re.findall(r"[A-Za-z]{2,}", q) if w not in skip)
+
+
+def _formula_text_7a196e0(query):
+    """math_text.formula_text at 7a196e0: ASCII math read as a formula whatever the prose around it."""
+    from theorem_rag.query_understanding.math_text import (
+        MAX_PROSE_WORDS, _group_words, ascii_to_latex, is_ascii_math, is_latex, latex_to_text, prose_words,
+    )  # fmt: skip
+
+    if is_latex(query):
+        if prose_words(query) > MAX_PROSE_WORDS:
+            return None
+        latex = query
+    elif is_ascii_math(query):
+        latex = "$" + ascii_to_latex(query) + "$"
+    else:
+        return None
+    text = _group_words(" ".join(latex_to_text(latex).split()))
+    return text or None
+
+
+def _language_of_7a196e0(query):
+    """translate.language_of at 7a196e0: every function word a marker, name particles included."""
+    import re
+
+    from theorem_rag.query_understanding.lexicon import markers
+    from theorem_rag.query_understanding.text import fold_accents
+
+    folded = fold_accents(query).lower()
+    words = set(re.findall(r"[\w-]+", folded))
+    best, best_count = None, 0
+    for lang, marks in markers().items():
+        count = sum(1 for m in marks if (" " in m and m in folded) or m in words)
+        if count > best_count:
+            best, best_count = lang, count
+    return best
+
+
+def variant_setup(name, base):
+    """(search, patches) of a variant; ``base`` is the default TheoremSearch."""
+    import theorem_rag.query_understanding.plan as plan
+    import theorem_rag.retrieval.retriever as retriever
+    import theorem_rag.retrieval.routing as routing
+
+    patches = []
+    search = base
+    for part in name.split("+"):
+        key, _, value = part.partition("=")
+        if key in ("default", ""):
+            pass
+        elif key == "plain":
+            search = search.with_options(understand=False)
+        elif key == "base-space":
+            search = search.with_options(query_space=None, query_embedder=None)
+        elif key == "fuse":
+            search = search.with_options(base_weight=float(value or 1.0))
+        elif key == "no-formula":
+            patches.append((plan, "formula_text", lambda q: None))
+        elif key == "formula-weight":
+            patches.append((retriever, "FORMULA_WEIGHT", float(value)))
+        elif key == "no-definition":
+            patches.append((plan, "definition_subject", lambda q: None))
+        elif key == "no-acronym":
+            patches.append((plan, "expansions", lambda w: []))
+        elif key == "no-title":
+            patches.append((routing, "route_title", lambda q, t: None))
+        elif key == "no-translate":
+            patches.append((plan, "translate", lambda q: None))
+        elif key == "no-bare":
+            patches.append((plan, "bare_noun_phrase", lambda q: False))
+        elif key == "rules-7a196e0":
+            # the two query-understanding rules this round fixed, as they were at 7a196e0 (code copied from there)
+            import theorem_rag.query_understanding.translate as tr
+
+            patches += [(plan, "formula_text", _formula_text_7a196e0), (tr, "language_of", _language_of_7a196e0)]
+        elif key == "ascii-prose":
+            import theorem_rag.query_understanding.math_text as mt
+
+            limit = int(value or mt.MAX_PROSE_WORDS)
+            original = mt.formula_text
+
+            def formula_text(q, original=original, limit=limit):
+                if not mt.is_latex(q) and mt.is_ascii_math(q) and _ascii_prose(q) > limit:
+                    return None
+                return original(q)
+
+            patches.append((plan, "formula_text", formula_text))
+        elif key == "read-math":
+            # a query with math in prose: its dense/full-text text is the math read as the slogans read it
+            import dataclasses
+
+            import theorem_rag.query_understanding.math_text as mt
+            import theorem_rag.retrieval.retriever as rmod
+
+            inner = rmod.understand
+
+            def understand(q, inner=inner):
+                p = inner(q)
+                if p.formula or p.text != q:
+                    return p
+                if mt.is_latex(q):
+                    latex = q
+                elif mt.is_ascii_math(q):
+                    latex = "$" + mt.ascii_to_latex(q) + "$"
+                else:
+                    return p
+                reading = " ".join(mt.latex_to_text(latex).split())
+                return dataclasses.replace(p, text=reading) if reading else p
+
+            patches.append((rmod, "understand", understand))
+        elif key == "short-translate":
+            n = int(value or 6)
+            original_t = plan.translate
+            patches.append((plan, "translate", lambda q, o=original_t, n=n: o(q) if len(q.split()) <= n else None))
+        elif key == "short-acronym":
+            n = int(value or 8)
+            original_e = plan._expand_acronyms
+            patches.append((plan, "_expand_acronyms", lambda t, o=original_e, n=n: o(t) if len(t.split()) <= n else []))
+        elif key == "lex-adapted":
+            w = float(value)
+            search = search.with_options()
+            search.retriever.lexical_weights = (retriever.LEXICAL_WEIGHT_SHORT, retriever.LEXICAL_WEIGHT_LONG, w)
+        elif key == "lex-long":
+            w = float(value)
+            search = search.with_options()
+            lw = search.retriever.lexical_weights
+            search.retriever.lexical_weights = (lw[0], w, *lw[2:])
+        else:
+            raise SystemExit(f"unknown variant part {part!r}")
+    return search, patches
+
+
+def main() -> None:
+    from theorem_rag.config import Settings
+    from theorem_rag.eval.metrics import score_ranking
+    from theorem_rag.eval.queries import legacy_aliases, load_queries, resolve_ids
+    from theorem_rag.record_files import read_records
+    from theorem_rag.search import TheoremSearch
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--variants", default="default,plain")
+    ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument("--limit", type=int, default=400, help="queries per set at most (the 80/110/168 sets are whole)")
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+
+    base = TheoremSearch.from_settings(Settings())
+    aliases = legacy_aliases(read_records(ROOT / "data" / "records").theorems)
+    sets = {n: resolve_ids(load_queries(SETS[n][0])[: args.limit], aliases) for n in args.sets.split(",")}
+    ks = (1, 5, 10, 20)
+    out = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "limit": args.limit, "variants": {}}
+    if args.out.exists():
+        out = json.loads(args.out.read_text())
+    # Set by set, the variants one after the other, so that each set's timings are taken side by side.
+    setups = {v: variant_setup(v, base) for v in args.variants.split(",")}
+    for sname, queries in sets.items():
+        for vname, (search, patches) in setups.items():
+            with patched(patches):
+                t0 = time.perf_counter()
+                ranks, sums = {}, {}
+                for q in queries:
+                    hits = search.search(q.query, k=20)
+                    ids = [h.theorem_id for h in hits]
+                    s = score_ranking(ids, set(q.relevant), ks=ks, exclude=set(q.exclude))
+                    for m, v in s.items():
+                        sums[m] = sums.get(m, 0.0) + v
+                    kept = [x for x in ids if x not in set(q.exclude)]
+                    rel = [i for i, x in enumerate(kept, 1) if x in set(q.relevant)]
+                    ranks[q.id] = rel[0] if rel else None
+                ms = (time.perf_counter() - t0) * 1000 / max(1, len(queries))
+            metrics = {m: round(v / len(queries), 4) for m, v in sums.items()}
+            out["variants"].setdefault(vname, {})[sname] = {
+                "n": len(queries), "primary": SETS[sname][1], "value": metrics[SETS[sname][1]], "metrics": metrics,
+                "ms_per_query": round(ms, 1), "ranks": ranks}
+            print(f"{vname:40s} {sname:22s} {SETS[sname][1]:10s} {metrics[SETS[sname][1]]:.3f}  "
+                  f"hit1 {metrics['hit@1']:.3f} hit20 {metrics['hit@20']:.3f} mrr {metrics['mrr@20']:.3f}  "
+                  f"{ms:.0f} ms", flush=True)
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
