@@ -207,9 +207,10 @@ class Hit:
     ``dense_rank`` / ``lexical_rank`` say where the dense and full-text rankings put it before fusion.
     ``confidence`` (0..1) is the calibrated confidence that this hit is what was asked for (see
     ``theorem_rag.query_understanding.confidence``), computed from ``cosine`` (query against the embedded text),
-    ``lexical_rank`` and ``named`` (put first because it is named as asked: an exact name or alias, the
-    definition or paper asked for), discounted by ``unknown`` (the share of the query's words that no statement
-    contains); ``score`` stays the ranking's internal value.
+    ``lexical_rank``, ``named`` (put first because it is named as asked: an exact name or alias, the
+    definition or paper asked for) and how far it stands out of the other candidates of the dense and full-text
+    rankings (``dense_lead``, ``lexical_lead``, in standard deviations), discounted by ``unknown`` (the share of the
+    query's words that no statement contains); ``score`` stays the ranking's internal value.
     """
 
     theorem_id: str
@@ -224,6 +225,8 @@ class Hit:
     cosine: float | None = None
     named: bool = False
     unknown: float = 0.0
+    dense_lead: float = 0.0
+    lexical_lead: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -11,20 +11,27 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('theorem_rag.retrieval needs LlamaIndex: pip install "theorem-rag[index]"') from err
 
-from theorem_rag.query_understanding.confidence import hit_confidence
+from theorem_rag.query_understanding.confidence import hit_confidence, leads
 from theorem_rag.records import Hit
 
 
 def with_confidence(hits: list[Hit], cosine: dict[str, float], lexical_top: set[str], named: set[str],
-                     unknown: float = 0.0) -> list[Hit]:  # fmt: skip
+                     unknown: float = 0.0, lexical: dict[str, float] | None = None) -> list[Hit]:  # fmt: skip
     """The hits with their evidence and calibrated confidence (a hit outside the dense ranking gets its lowest
-    cosine; ``unknown`` is the share of the query's words no statement contains)."""
+    cosine; ``unknown`` is the share of the query's words no statement contains). ``cosine`` and ``lexical`` (the
+    full-text scores) hold every candidate of the two rankings: a hit's leads are measured against them."""
     floor = min(cosine.values(), default=0.0)
+    ids = [h.theorem_id for h in hits]
+    dense_leads = leads(ids, cosine, missing=floor)
+    lexical_leads = leads(ids, lexical or {})
     out = []
     for h in hits:
         cos, is_named = cosine.get(h.theorem_id, floor), h.theorem_id in named
-        conf = hit_confidence(cos, h.theorem_id in lexical_top, is_named, unknown=unknown)
-        out.append(replace(h, cosine=round(cos, 6), named=is_named, unknown=round(unknown, 4), confidence=conf))
+        d_lead, l_lead = dense_leads[h.theorem_id], lexical_leads[h.theorem_id]
+        conf = hit_confidence(cos, h.theorem_id in lexical_top, is_named, unknown=unknown, dense_lead=d_lead,
+                              lexical_lead=l_lead)  # fmt: skip
+        out.append(replace(h, cosine=round(cos, 6), named=is_named, unknown=round(unknown, 4), confidence=conf,
+                           dense_lead=round(d_lead, 4), lexical_lead=round(l_lead, 4)))  # fmt: skip
     return out
 
 

@@ -12,11 +12,9 @@ tools, which all go through :meth:`TheoremRetriever.search` or ``retrieve``, ran
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import re
-import threading
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import wait
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -33,6 +31,7 @@ from theorem_rag.filters import Filters
 from theorem_rag.query import is_short_query, is_statement_query, validate_query
 from theorem_rag.query_understanding import QueryPlan, understand
 from theorem_rag.records import Hit, PaperHit
+from theorem_rag.retrieval.background import in_background
 from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
 from theorem_rag.retrieval.hits import hit_to_node, with_confidence, without_statement
 from theorem_rag.retrieval.premise_head import TEXT_DEPTH, PremiseHead, rerank
@@ -60,22 +59,6 @@ MODES = ("search", "premises")
 _STATEMENT_ID = re.compile(r"[a-z][a-z0-9_-]*:[^\s$\\{}]+")
 # What LlamaIndex's BaseRetriever itself takes; with_options passes them on.
 _BASE_OPTIONS = ("callback_manager", "object_map", "objects", "verbose")
-
-# The full-text query needs no embedding: it runs on another connection while the query is embedded and the
-# dense side searched. One small pool of threads for every retriever of the process.
-_TEXT_THREADS = 8
-_text_pool: ThreadPoolExecutor | None = None
-_text_pool_lock = threading.Lock()
-
-
-def _in_background(fn: Any, *args: Any, **kwargs: Any) -> Future:
-    """Run ``fn`` on the shared text-search threads, in a copy of the caller's context (its cancel scope)."""
-    global _text_pool
-    with _text_pool_lock:
-        if _text_pool is None:
-            _text_pool = ThreadPoolExecutor(_TEXT_THREADS, thread_name_prefix="theorem-rag-text")
-    return _text_pool.submit(contextvars.copy_context().run, fn, *args, **kwargs)
-
 
 @dataclass
 class _Found:
@@ -346,7 +329,10 @@ class TheoremRetriever(BaseRetriever):
         hits = self.store.hydrate(hits)
         if understanding:
             hits = tie_breaks(self.store, plan, routing, hits, k, front_set, exact)
-        return with_confidence(hits, found.cosine, lexical_top, front_set, found.unknown)
+        lexical: dict[str, float] = {}
+        for h in found.lexical:
+            lexical[h.theorem_id] = max(lexical.get(h.theorem_id, h.score), h.score)
+        return with_confidence(hits, found.cosine, lexical_top, front_set, found.unknown, lexical)
 
     def _lexical_weight(self, query: str, space: str) -> float:
         """Weight of the full-text ranking of ``query`` in the fusion: (short, long, long against the query space)
@@ -368,10 +354,10 @@ class TheoremRetriever(BaseRetriever):
         # one checkout). Looked up one after the other, the routing alone (a definition look-up: 6 ms) came before
         # everything else.
         background = self.parallel_text and not getattr(self.store, "is_pinned", lambda: False)()
-        pending = _in_background(self.store.search_text, texts[0], k=depth, filters=filters) if (
+        pending = in_background(self.store.search_text, texts[0], k=depth, filters=filters) if (
             texts and self.hybrid and background) else None  # fmt: skip
-        routing_job = _in_background(route, self.store, plan, filters, k) if understanding and background else None
-        unknown_job = _in_background(self.store.unknown_share, list(texts)) if background else None
+        routing_job = in_background(route, self.store, plan, filters, k) if understanding and background else None
+        unknown_job = in_background(self.store.unknown_share, list(texts)) if background else None
         found.routing = Routing() if not understanding or routing_job else route(self.store, plan, filters, k)
         i = 0
         try:
