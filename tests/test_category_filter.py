@@ -50,6 +50,16 @@ def test_library_keeps_primary_and_cross_listed_papers(cat_search):
             cat_search.search(QUERY, k=10, categories=bad)
 
 
+def test_a_paper_asked_for_by_id_is_not_put_first_against_the_filters(cat_search):
+    """Routing to the paper a query names (its arXiv id) obeys the category and year filters like the ranking does:
+    a paper outside them is not put first (it was, whatever the filters said)."""
+    routed = cat_search.search("2401.00003", k=10)
+    assert _ids(routed[:2]) == IN_NT
+    assert not {h.theorem_id for h in cat_search.search("2401.00003", k=10, categories=["math.AG"])} & set(IN_NT)
+    assert not {h.theorem_id for h in cat_search.search("2401.00003", k=10, year_max=2023)} & set(IN_NT)
+    assert _ids(cat_search.search("2401.00003", k=10, categories=["math.NT"], year_min=2024)[:2]) == IN_NT
+
+
 def test_llamaindex_tool_takes_categories(cat_search):
     import json
 

@@ -72,6 +72,9 @@ def route(store: Any, plan: QueryPlan, filters: Filters, k: int) -> Routing:
     if not docs:
         doc = route_title(plan.original, store.document_title_index())
         docs = [doc] if doc else []
+    if docs and (filters.year_min is not None or filters.year_max is not None or filters.category):
+        found = store.get_documents(docs)
+        docs = [d for d in docs if d in found and document_admissible(found[d], filters)]
     for doc in docs:
         out.papers.append(doc)
         out.front += [t.id for t in store.theorems_of(doc, limit=k) if _admissible(t, filters)]
@@ -90,6 +93,25 @@ def did_you_mean(store: Any, plan: QueryPlan, lexical_empty: bool) -> str | None
     if names and names[0][0].lower() != plan.text.lower():
         return names[0][0]
     return None
+
+
+def document_admissible(document: Any, filters: Filters) -> bool:
+    """Whether a routed paper passes the filters on documents (year, arXiv categories), as the search's own
+    statement applies them: a year filter drops a document without a year.
+
+    >>> from theorem_rag.records import Document
+    >>> doc = Document(id="p", source="arxiv", year=2019, meta={"categories": ["math.AG", "math.NT"]})
+    >>> [document_admissible(doc, Filters(**f)) for f in ({"year_min": 2020}, {"category": ("math.NT",)}, {})]
+    [False, True, True]
+    """
+    year = document.year
+    if (filters.year_min is not None or filters.year_max is not None) and year is None:
+        return False
+    if (filters.year_min is not None and year < filters.year_min) or (
+            filters.year_max is not None and year > filters.year_max):  # fmt: skip
+        return False
+    categories = (document.meta or {}).get("categories") or ()
+    return not filters.category or bool(set(filters.category) & set(categories))
 
 
 def _admissible(theorem: Any, filters: Filters) -> bool:
