@@ -1,13 +1,23 @@
-"""Fit the confidence of theorem-rag's answers on one half of the dev sets; check it on the other half.
+"""Fit the confidence of theorem-rag's answers on realistic hits and misses; check it on held-out queries.
 
-Every dev query (../shared/eval, at most --limit per set) is searched with the default search (query
-understanding on, k=5); the first hit's evidence (cosine with the query, found by full-text search among the
-first ten, put first because named as asked) is the input and "a gold statement is in the top 5" the target.
-Queries whose id hashes even fit a logistic regression (scikit-learn); the threshold of ``confident`` is the
-``--flag-share`` quantile of the fitted half's first-hit confidences, so about that share of real queries is
-flagged. The odd half is held out: its flagged share is reported, as is the share of the nonsense probes
-(benchmarks/probes/nonsense.jsonl, never used for fitting) that are flagged. Writes
-theorem_rag/query_understanding/data/confidence.json and benchmarks/results/probes/calibration.{json,md}.
+Every dev query (each ``*.jsonl`` of --eval-dir and the probes, at most --limit per set) is searched with the
+default search, and counted twice:
+
+- as searched, its answer in the index: a hit when the first result is relevant (--target-depth 1: the confidence
+  says whether *this* hit is what was asked for; the report also scores hits among the first five);
+- with its answer held out, as if the index lacked it: its relevant statements are dropped from the ranking and
+  from the dense and full-text candidates the leads are measured against (the ranks renumbered), so the first hit
+  left is what a user would see then, and it is a miss.
+
+The first hit's evidence (cosine with the query, full-text top ten, named as asked, and how far it leads the other
+dense and full-text candidates: ``theorem_rag.query_understanding.confidence``) is the input of a logistic
+regression (scikit-learn), fitted on the queries whose id hashes even, every set weighing the same. The threshold
+of ``confident`` is the --hit-flag-share quantile of the fitted half's hits: about that share of the answers that
+are right is shown with "no close match". The odd half is held out: per set its AUC of hit against miss, the
+share of hits and misses flagged, and a reliability diagram (predicted confidence against the observed share of
+hits, in ten bins) are reported, as is the share of the nonsense probes (never fitted on) that are flagged.
+
+Writes theorem_rag/query_understanding/data/confidence.json and benchmarks/results/probes/calibration.{json,md,png}.
 
     THEOREM_RAG_DATA_DIR=/work/data/qu python benchmarks/calibrate_confidence.py --limit 300
 """
@@ -20,6 +30,7 @@ import os
 import platform
 import time
 import zlib
+from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -27,104 +38,213 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT_JSON = ROOT / "theorem_rag" / "query_understanding" / "data" / "confidence.json"
+# The columns fitted, in the order of the weights; "cosine_lead" is the cosine times the dense lead (Calibration.score)
+FEATURES = ("cosine", "lexical", "named", "cosine_lead", "lexical_lead")
+WEIGHTS = ("w_cosine", "w_lexical", "w_named", "w_dense_lead", "w_lexical_lead")
 
 
 def held_out(query_id: str) -> bool:
     return zlib.crc32(query_id.encode()) % 2 == 1
 
 
-def evidence(hit) -> list[float]:
-    """(cosine, lexical, named) are fitted; the fourth, the share of unknown query words, is a fixed factor."""
+def evidence(hit) -> dict[str, float]:
+    """The first hit's evidence as the search computed it."""
     lexical = hit.lexical_rank is not None and hit.lexical_rank <= 10
-    return [float(hit.cosine or 0.0), float(lexical), float(hit.named), float(hit.unknown)]
+    return {"cosine": float(hit.cosine or 0.0), "lexical": float(lexical), "named": float(hit.named),
+            "dense_lead": float(hit.dense_lead), "lexical_lead": float(hit.lexical_lead),
+            "unknown": float(hit.unknown)}
+
+
+def without_answer(hits, dense: dict[str, float], lexical: dict[str, float], answer: set[str]) -> dict | None:
+    """The evidence of the first hit left when ``answer`` is not in the index: the ids dropped from the hits and from
+    the candidates, the full-text rank renumbered."""
+    from theorem_rag.query_understanding.confidence import leads
+
+    kept = [h for h in hits if h.theorem_id not in answer]
+    if not kept:
+        return None
+    top = kept[0]
+    dense = {i: c for i, c in dense.items() if i not in answer}
+    lexical = {i: s for i, s in lexical.items() if i not in answer}
+    gone = sum(1 for h in hits if h.theorem_id in answer and h.lexical_rank is not None
+               and top.lexical_rank is not None and h.lexical_rank < top.lexical_rank)  # fmt: skip
+    rank = None if top.lexical_rank is None else top.lexical_rank - gone
+    floor = min(dense.values(), default=0.0)
+    return {"cosine": dense.get(top.theorem_id, float(top.cosine or floor)),
+            "lexical": float(rank is not None and rank <= 10), "named": float(top.named),
+            "dense_lead": leads([top.theorem_id], dense, missing=floor)[top.theorem_id],
+            "lexical_lead": leads([top.theorem_id], lexical)[top.theorem_id], "unknown": float(top.unknown)}
+
+
+def candidates(search, query: str) -> tuple[dict[str, float], dict[str, float]]:
+    """The dense and full-text candidates of the text the search searched first, as ``{id: score}``."""
+    from theorem_rag.query_understanding import understand
+
+    text = understand(query).text
+    space, model = search.retriever.dense_space(query)
+    dense = search.store.search_dense(space, model.get_query_embedding(text), k=50)
+    lexical = search.store.search_text(text, k=50)
+    return {h.theorem_id: h.score for h in dense}, {h.theorem_id: h.score for h in lexical}
+
+
+def reliability(conf: np.ndarray, label: np.ndarray, bins: int = 10) -> list[dict]:
+    """Per bin of predicted confidence: its range, count, mean prediction and observed share of hits."""
+    out = []
+    edges = np.linspace(0, 1, bins + 1)
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        sel = (conf >= lo) & ((conf < hi) if hi < 1 else (conf <= hi))
+        if sel.any():
+            out.append({"bin": f"{lo:.1f}-{hi:.1f}", "n": int(sel.sum()),
+                        "predicted": round(float(conf[sel].mean()), 3), "observed": round(float(label[sel].mean()), 3)})
+    return out
 
 
 def main() -> None:
     from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import roc_auc_score
 
     from theorem_rag.config import Settings
     from theorem_rag.eval.queries import legacy_aliases, load_queries, resolve_ids
-    from theorem_rag.record_files import read_records
     from theorem_rag.query_understanding.confidence import Calibration
+    from theorem_rag.record_files import read_records
     from theorem_rag.search import TheoremSearch
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--eval-dir", type=Path, default=Path(os.environ.get("THEOREM_RAG_EVAL", ROOT.parent / "shared" / "eval")))
+    ap.add_argument("--probes", type=Path, default=ROOT / "benchmarks" / "probes" / "dev_probes.jsonl",
+                    help="the query-pattern probes, a dev set of their own (skipped when absent)")
     ap.add_argument("--limit", type=int, default=300)
     ap.add_argument("--records", type=Path, default=ROOT / "data" / "records",
                     help="the records the index was built from: old positional ids in the sets resolve through them")
-    ap.add_argument("--flag-share", type=float, default=0.025)
+    ap.add_argument("--target-depth", type=int, default=1, help="a hit: a relevant statement among the first N")
+    ap.add_argument("--hit-flag-share", type=float, default=0.05,
+                    help="share of the fitted half's hits below the threshold (shown with 'no close match')")
     ap.add_argument("--nonsense", type=Path, default=ROOT / "benchmarks" / "probes" / "nonsense.jsonl")
     args = ap.parse_args()
 
     search = TheoremSearch.from_settings(Settings())
-    rows = []  # (set, id, held_out, features, label)
+    rows = []  # {set, id, held_out, kind ("in" / "out"), features, label}
     t0 = time.time()
     aliases = legacy_aliases(read_records(args.records).theorems) if args.records.is_dir() else {}
-    for path in sorted(args.eval_dir.glob("*.jsonl")):
+    paths = sorted(args.eval_dir.glob("*.jsonl")) + ([args.probes] if args.probes.is_file() else [])
+    for path in paths:
         for q in resolve_ids(load_queries(path)[: args.limit], aliases):
-            hits = search.search(q.query, 5)
-            label = any(h.theorem_id in q.relevant for h in hits)
-            feats = evidence(hits[0]) if hits else [0.0, 0.0, 0.0, 0.0]
-            rows.append((path.stem, q.id, held_out(q.id), feats, label))
+            hits = [h for h in search.search(q.query, 30) if h.theorem_id not in set(q.exclude)]
+            if not hits:
+                continue
+            answer = set(q.relevant)
+            row = {"set": path.stem, "id": q.id, "held_out": held_out(q.id)}
+            rows.append({**row, "kind": "in", "features": evidence(hits[0]),
+                         "label": any(h.theorem_id in answer for h in hits[: args.target_depth]),
+                         "hit5": any(h.theorem_id in answer for h in hits[:5])})
+            dense, lexical = candidates(search, q.query)
+            gone = without_answer(hits, dense, lexical, answer | set(q.exclude))
+            if gone is not None:
+                rows.append({**row, "kind": "out", "features": gone, "label": False, "hit5": False})
     nonsense = [json.loads(line)["query"] for line in args.nonsense.read_text().splitlines() if line.strip()]
-    nonsense_feats = []
-    for q in nonsense:
-        hits = search.search(q, 5)
-        nonsense_feats.append(evidence(hits[0]) if hits else [0.0, 0.0, 0.0, 0.0])
+    nonsense_feats = [evidence(hits[0]) for hits in (search.search(q, 5) for q in nonsense) if hits]
     elapsed = time.time() - t0
 
-    fit = [r for r in rows if not r[2]]
-    X = np.array([r[3][:3] for r in fit])
-    y = np.array([r[4] for r in fit], dtype=int)
-    model = LogisticRegression(C=10.0).fit(X, y)
-    (w_cos, w_lex, w_named), bias = model.coef_[0], model.intercept_[0]
-    calib = Calibration(w_cosine=float(w_cos), w_lexical=float(w_lex), w_named=float(w_named), bias=float(bias))
-    conf = lambda f: calib.score(f[0], bool(f[1]), bool(f[2]), f[3])  # noqa: E731
-    fit_conf = np.array([conf(r[3]) for r in fit])
-    threshold = float(np.quantile(fit_conf, args.flag_share))
+    def X(rs):
+        return np.array([[r["features"]["cosine"] * r["features"]["dense_lead"] if f == "cosine_lead"
+                          else r["features"][f] for f in FEATURES] for r in rs])  # fmt: skip
+
+    fit = [r for r in rows if not r["held_out"]]
+    per_set = Counter(r["set"] for r in fit)
+    weight = [len(fit) / (len(per_set) * per_set[r["set"]]) for r in fit]  # every set weighs the same
+    model = LogisticRegression(C=1.0, max_iter=2000).fit(X(fit), [r["label"] for r in fit], sample_weight=weight)
+    calib = Calibration(**dict(zip(WEIGHTS, map(float, model.coef_[0]))), bias=float(model.intercept_[0]))
+
+    def conf(f: dict) -> float:
+        return calib.score(f["cosine"], bool(f["lexical"]), bool(f["named"]), f["unknown"], f["dense_lead"],
+                           f["lexical_lead"])  # fmt: skip
+
+    fit_hits = np.array([conf(r["features"]) for r in fit if r["label"]])
+    threshold = float(np.quantile(fit_hits, args.hit_flag_share))
     calib = Calibration(**{**calib.__dict__, "threshold": threshold})
 
-    def flagged(rs):
-        return sum(conf(r[3]) < threshold for r in rs), len(rs)
-
+    check = [r for r in rows if r["held_out"]]
     report = {
         "command": "python benchmarks/calibrate_confidence.py " + " ".join(
-            f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items() if k in ("limit", "flag_share")),
+            f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()
+            if k in ("limit", "target_depth", "hit_flag_share")),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": f"{platform.node()} {platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}",
         "seconds": round(elapsed, 1),
+        "features": list(FEATURES),
         "calibration": calib.__dict__,
-        "fit": {"n": len(fit), "positives": int(y.sum()), "flagged": flagged(fit)[0]},
+        "fit": {"n": len(fit), "hits": int(sum(r["label"] for r in fit))},
         "held_out": {}, "nonsense": {},
     }
-    for name in sorted({r[0] for r in rows}):
-        part = [r for r in rows if r[2] and r[0] == name]
-        f, n = flagged(part)
-        report["held_out"][name] = {"n": n, "flagged": f, "share": round(f / max(n, 1), 4),
-                                    "hit_at_5": round(sum(r[4] for r in part) / max(n, 1), 4)}  # fmt: skip
-    all_held = [r for r in rows if r[2]]
-    f, n = flagged(all_held)
-    report["held_out"]["all"] = {"n": n, "flagged": f, "share": round(f / max(n, 1), 4)}
+    for name in sorted({r["set"] for r in rows}) + ["all"]:
+        part = [r for r in check if name in ("all", r["set"])]
+        c = np.array([conf(r["features"]) for r in part])
+        y = np.array([r["label"] for r in part], dtype=int)
+        y5 = np.array([r["hit5"] for r in part], dtype=int)
+        real = np.array([r["kind"] == "in" for r in part])
+        entry = {"n_queries": int(real.sum()), "hits": int(y.sum()),
+                 "auc": round(float(roc_auc_score(y, c)), 4) if 0 < y.sum() < len(y) else None,
+                 "auc_as_searched": (round(float(roc_auc_score(y[real], c[real])), 4)
+                                     if 0 < y[real].sum() < real.sum() else None),
+                 "auc_first_five": round(float(roc_auc_score(y5, c)), 4) if 0 < y5.sum() < len(y5) else None,
+                 "hits_flagged": round(float((c[y == 1] < threshold).mean()), 4) if y.sum() else None,
+                 "first_five_hits_flagged": round(float((c[y5 == 1] < threshold).mean()), 4) if y5.sum() else None,
+                 "misses_flagged": round(float((c[y == 0] < threshold).mean()), 4) if (y == 0).any() else None,
+                 "held_out_answer_flagged": round(float((c[~real] < threshold).mean()), 4) if (~real).any() else None,
+                 "reliability": reliability(c, y)}  # fmt: skip
+        report["held_out"][name] = entry
     nf = sum(conf(x) < threshold for x in nonsense_feats)
-    report["nonsense"] = {"n": len(nonsense), "flagged": nf, "share": round(nf / max(len(nonsense), 1), 4),
-                          "not_flagged": [q for q, x in zip(nonsense, nonsense_feats) if conf(x) >= threshold],
-                          "confidences": {q: round(conf(x), 4) for q, x in zip(nonsense, nonsense_feats)}}  # fmt: skip
+    report["nonsense"] = {"n": len(nonsense), "flagged": nf, "share": round(nf / max(len(nonsense), 1), 4)}
     OUT_JSON.write_text(json.dumps({**calib.__dict__, "fitted_by": report["command"], "date": report["date"],
-                                    "held_out_flagged_share": report["held_out"]["all"]["share"],
+                                    "held_out_auc": report["held_out"]["all"]["auc"],
+                                    "held_out_hits_flagged": report["held_out"]["all"]["hits_flagged"],
                                     "nonsense_flagged_share": report["nonsense"]["share"]}, indent=1) + "\n")
     out = ROOT / "benchmarks" / "results" / "probes"
     out.mkdir(parents=True, exist_ok=True)
     (out / "calibration.json").write_text(json.dumps(report, indent=1) + "\n")
+    _plot(report, out / "calibration.png")
     md = [f"# Confidence calibration ({report['date']})", "", f"`{report['command']}` on {report['machine']}.", "",
+          f"Each query counts twice: as searched (a hit when a relevant statement is in the first {args.target_depth}) "
+          "and with its answer held out of the index (a miss). Fitted on the queries whose id hashes even; the rows "
+          "below are the odd half. 'first five': the same with a hit among the first five results.", "",
           f"Weights: {json.dumps({k: round(v, 4) for k, v in calib.__dict__.items()})}", "",
-          "| held-out set | n | flagged | share | Hit@5 |", "|---|---:|---:|---:|---:|"]
+          "| held-out set | queries | hits | AUC hit vs miss | AUC as searched | AUC, first five | hits flagged | "
+          "first-five hits flagged | misses flagged | held-out answers flagged |",
+          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, v in report["held_out"].items():
-        md.append(f"| {name} | {v['n']} | {v['flagged']} | {v['share']:.3f} | {v.get('hit_at_5', '')} |")
-    md += ["", f"Nonsense probes flagged: {nf}/{len(nonsense)} ({report['nonsense']['share']:.3f}); not flagged: "
-           f"{report['nonsense']['not_flagged']}"]
+        md.append(f"| {name} | {v['n_queries']} | {v['hits']} | {v['auc']} | {v['auc_as_searched']} | "
+                  f"{v['auc_first_five']} | {v['hits_flagged']} | {v['first_five_hits_flagged']} | "
+                  f"{v['misses_flagged']} | {v['held_out_answer_flagged']} |")
+    md += ["", "Reliability (all held-out rows): predicted confidence against the observed share of hits.", "",
+           "| bin | n | predicted | observed |", "|---|---:|---:|---:|"]
+    md += [f"| {b['bin']} | {b['n']} | {b['predicted']} | {b['observed']} |"
+           for b in report["held_out"]["all"]["reliability"]]
+    md += ["", "![reliability](calibration.png)", "",
+           f"Nonsense probes flagged: {nf}/{len(nonsense)} ({report['nonsense']['share']:.3f})"]
     (out / "calibration.md").write_text("\n".join(md) + "\n")
     print("\n".join(md))
+
+
+def _plot(report: dict, path: Path) -> None:
+    """The reliability diagram of the held-out rows: one line per set with enough rows, and all of them."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 5))
+    ax.plot([0, 1], [0, 1], color="grey", linestyle=":", label="perfectly calibrated")
+    for name, v in report["held_out"].items():
+        pts = [(b["predicted"], b["observed"]) for b in v["reliability"] if b["n"] >= 5]
+        if pts:
+            ax.plot(*zip(*pts), marker="o", linewidth=2.5 if name == "all" else 1, label=f"{name} (AUC {v['auc']})")
+    ax.set_xlabel("predicted confidence")
+    ax.set_ylabel("observed share of hits")
+    ax.set_title("Confidence on held-out queries, answers in and out")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 if __name__ == "__main__":

@@ -129,7 +129,7 @@ def test_words_no_statement_contains_discount_the_confidence(retrievers):
     top = hits[0]
     assert top.unknown == pytest.approx(0.6667)
     lexical = top.lexical_rank is not None and top.lexical_rank <= 10
-    plain = hit_confidence(top.cosine, lexical, top.named)
+    plain = hit_confidence(top.cosine, lexical, top.named, dense_lead=top.dense_lead, lexical_lead=top.lexical_lead)
     assert top.confidence == pytest.approx(plain * (1 - 0.6667), abs=1e-3)
     # An acronym whose expansion the index knows is not unknown ("CRT" itself is in no statement).
     assert on.store.unknown_share(["CRT"]) == 1.0 and on.search("CRT")[0].unknown == 0.0

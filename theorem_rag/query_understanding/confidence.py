@@ -5,20 +5,21 @@ statement's slogan (``cosine``), whether full-text search found it among its fir
 rule put it first because it is named as asked (an exact name or alias, the definition of the term asked for, the
 paper asked for by id or title: ``named``), and how far it stands out from the other candidates of each ranking
 (``dense_lead``, ``lexical_lead``: its cosine and its full-text score against the best twenty others, in standard
-deviations, :func:`lead`). A cosine alone reads differently for a two-word name and a two-line description; a hit
-that stands out of its candidates is what the query was written about more often than one among many of the same
-kind, which is what is left when the answer is not in the index. That logistic value is then multiplied by the
+deviations, :func:`lead`; the dense lead weighs in proportion to the cosine, since standing out of poor candidates
+is no close match). A cosine alone reads differently for a two-word name and a two-line description; a hit that
+stands out of its candidates is what the query was written about more often than one among many of the same kind,
+which is what is left when the answer is not in the index. That logistic value is then multiplied by the
 share of the query's words that the index knows (``1 - unknown``, ``unknown`` being the share of its full-text words
 that no statement contains, for the best of the texts searched: the query, its expansions, its English, a close
 name): a word absent from every statement cannot be matched, so at most the rest of the query is answered. This
 factor has no fitted parameter (real dev queries are built from the corpus, so they have no unknown words to fit it
 on). The weights and the threshold are fitted by ``benchmarks/calibrate_confidence.py`` on one half of the dev sets,
 each query twice: as searched, and with its answer held out of the ranking (as if the index lacked it); the target
-is "a relevant statement in the first five". The other half checks it, so the confidence reads as a probability
+is "the first result is relevant". The other half checks it, so the confidence reads as a probability
 that the result is what was asked for; a response is ``confident`` when its first hit reaches the threshold. The
 fitted numbers are in ``data/confidence.json`` with the command and the figures they were checked on.
 
->>> round(hit_confidence(cosine=0.9, lexical=True, named=True), 2) > 0.9
+>>> round(hit_confidence(cosine=0.9, lexical=True, named=True, dense_lead=5.0), 2) > 0.9
 True
 >>> confident([hit_confidence(cosine=0.05, lexical=False, named=False)])
 False
@@ -42,8 +43,8 @@ _FILE = Path(__file__).parent / "data" / "confidence.json"
 
 @dataclass(frozen=True)
 class Calibration:
-    """Logistic weights over (cosine, lexical, named, dense_lead, lexical_lead), a bias, and the threshold of
-    ``confident``."""
+    """Logistic weights over (cosine, lexical, named, cosine times dense_lead, lexical_lead), a bias, and the
+    threshold of ``confident``."""
 
     w_cosine: float = 12.0
     w_lexical: float = 1.0
@@ -58,8 +59,9 @@ class Calibration:
         """The confidence: the logistic value of the evidence times the share of the query's words the index knows."""
         if not 0.0 <= unknown <= 1.0:
             raise InputError(f"unknown must be a share in [0, 1], got {unknown!r}")
+        # a dense lead counts in proportion to the cosine: standing out of poor candidates is not a close match
         z = (self.bias + self.w_cosine * cosine + self.w_lexical * float(lexical) + self.w_named * float(named)
-             + self.w_dense_lead * dense_lead + self.w_lexical_lead * lexical_lead)  # fmt: skip
+             + self.w_dense_lead * cosine * dense_lead + self.w_lexical_lead * lexical_lead)  # fmt: skip
         return (1.0 - unknown) / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 

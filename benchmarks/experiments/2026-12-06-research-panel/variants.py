@@ -204,6 +204,10 @@ def main() -> None:
         out = json.loads(args.out.read_text())
     # Set by set, the variants one after the other, so that each set's timings are taken side by side.
     setups = {v: variant_setup(v, base) for v in args.variants.split(",")}
+    for search, patches in setups.values():  # warm up: models loaded, sessions and connections open
+        with patched(patches):
+            for q in [q for qs in sets.values() for q in qs[:3]]:
+                search.search(q.query, k=20)
     for sname, queries in sets.items():
         for vname, (search, patches) in setups.items():
             with patched(patches):
