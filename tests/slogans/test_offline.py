@@ -95,3 +95,14 @@ def test_writer_still_names_the_kind_of_an_empty_statement():
 
 def test_writer_prompt_version_follows_its_options():
     assert OfflineSloganWriter().prompt_version != OfflineSloganWriter(variables=False).prompt_version
+
+
+def test_lean_blueprint_metadata_is_not_statement_text():
+    """``\\uses``, ``\\lean`` and the status marks of a Lean blueprint print nothing in the paper: the slogan has
+    none of their label fragments (they read "Uses exceptional-set-carleson" before)."""
+    t = thm("\\leanok\n\\lean{classical_carleson}\n\\uses{exceptional-set-carleson, int-continuous}\n"
+            "Let $f$ be a $2\\pi$-periodic continuous function. \\mathlibok Then its Fourier series converges.",
+            kind="theorem", name="Classical Carleson")  # fmt: skip
+    assert offline_slogan(t, context=False) == (
+        "Let f be a 2 pi-periodic continuous function. Then its Fourier series converges.")
+    assert latex_to_text("The uses of \\emph{lean} ideas") == "The uses of lean ideas"

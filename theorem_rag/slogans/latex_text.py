@@ -23,6 +23,7 @@ import unicodedata
 from theorem_rag.slogans.symbols import (
     BLACKBOARD_WORDS,
     SPACE_WORDS,
+    DROP_ALONE,
     DROP_WITH_ARGUMENT,
     GREEK,
     KEEP_ARGUMENT,
@@ -174,6 +175,8 @@ class _Reader:
         if name == "item":
             self.optional()
             return "; "
+        if name in DROP_ALONE:
+            return " "
         if name in DROP_WITH_ARGUMENT:
             self.optional()
             self.group()

@@ -21,7 +21,7 @@ from theorem_rag.slogans.base import SloganResult
 from theorem_rag.slogans.latex_text import label_words, latex_to_text
 
 # Bump when the rules change: the cache keys on it, so old slogans are rewritten rather than reused.
-OFFLINE_PROMPT_VERSION = "offline-2"
+OFFLINE_PROMPT_VERSION = "offline-3"
 DEFAULT_MAX_WORDS = 160
 
 
