@@ -156,9 +156,12 @@ def train_command(records, eval_dir, kinds, exclude_sources, proof_instruction, 
         counts[p.kind] = counts.get(p.kind, 0) + 1
     report = pair_set.report() + "\n\nUsed for training (after --max-pairs): " + ", ".join(
         f"{k} {v:,}" for k, v in sorted(counts.items()))
+    from theorem_rag.training.card import pair_sources
+
     meta = {
         "premise_instruction": instruction if counts.get("proof") else "", "proof_pairs": counts.get("proof", 0),
         "query_instruction": query_instruction,
+        "sources": pair_sources(chosen), "excluded_sources": sorted(exclude_sources),
         "recipe": summary["config"], "training": summary, "pair_report": report,
         "command": "theorem-rag model " + " ".join(shlex.quote(a) for a in sys.argv[2:]),
     }

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from theorem_rag.embed import MODEL_SETTINGS_FILE as MODEL_META
 from theorem_rag.embed import model_settings as read_model_meta
 
-__all__ = ["MODEL_META", "export_model", "model_card", "read_model_meta"]
+__all__ = ["MODEL_META", "export_model", "model_card", "pair_sources", "read_model_meta"]
 
 
 def _premise_line(instruction: str, proof_pairs: int | None = None, query_instruction: str = "") -> str:
@@ -42,15 +43,44 @@ def _premise_line(instruction: str, proof_pairs: int | None = None, query_instru
             f"embeds a statement as a plain query{plain}.")  # fmt: skip
 
 
+def pair_sources(pairs: Iterable[Any]) -> dict[str, int]:
+    """Training pairs per source of the statement each one teaches (the prefix of its ``positive_id``).
+
+    >>> from types import SimpleNamespace as P
+    >>> pair_sources([P(positive_id="stacks:00DV"), P(positive_id="hott:thm:x"), P(positive_id="stacks:0A0B")])
+    {'stacks': 2, 'hott': 1}
+    """
+    counts: dict[str, int] = {}
+    for p in pairs:
+        source = p.positive_id.split(":", 1)[0]
+        counts[source] = counts.get(source, 0) + 1
+    return dict(sorted(counts.items(), key=lambda x: -x[1]))
+
+
+def _sources_line(meta: dict[str, Any]) -> str:
+    """What the card says the model was trained on, source by source, and what it never saw."""
+    sources = meta.get("sources")
+    if not sources:
+        return "The sources of its training pairs were not recorded."
+    line = "Its training pairs teach statements of: " + ", ".join(f"{k} ({v:,})" for k, v in sources.items()) + "."
+    excluded = meta.get("excluded_sources") or []
+    if excluded:
+        line += (f" It never saw a statement of {', '.join(excluded)} (`--exclude-source`): those play the part of "
+                 "papers a user brings, which no training ever sees.")
+    return line
+
+
 def model_card(name: str, meta: dict[str, Any], pair_report: str, metrics_md: str = "") -> str:
-    """The Markdown model card: what the model is, how it was made, what it scores."""
+    """The Markdown model card: what the model is, how it was made, on which sources, what it scores."""
     cfg = meta.get("recipe", {})
     lines = [
         f"# {name}",
         "",
         f"`{cfg.get('base_model', '?')}` (MiniLM-L6, 384 dimensions) fine-tuned by theorem-rag on training pairs mined "
-        "from the records of the six shared corpora (no evaluation query is ever a training pair). Weights in fp16 "
+        "from the records of the shared corpora (no evaluation query is ever a training pair). Weights in fp16 "
         "safetensors; the library loads them as float32 on CPU.",
+        "",
+        _sources_line(meta),
         "",
         _premise_line(meta.get("premise_instruction", ""), meta.get("proof_pairs"), meta.get("query_instruction", "")),
         "",
