@@ -103,6 +103,14 @@ def variant_setup(name, base):
             search = search.with_options(understand=False)
         elif key == "base-space":
             search = search.with_options(query_space=None, query_embedder=None)
+        elif key == "query-model":
+            # another adapted model's space for queries in words (its space must be built in the index)
+            from theorem_rag.config import Settings
+            from theorem_rag.search import _query_space
+
+            s = Settings(query_model=value)
+            spaces = search.store.spaces()
+            search = search.with_options(**_query_space(s, search.store, spaces, search.space, ()))
         elif key == "fuse":
             search = search.with_options(base_weight=float(value or 1.0))
         elif key == "no-formula":
