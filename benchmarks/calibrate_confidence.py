@@ -9,6 +9,9 @@ default search, and counted twice:
   from the dense and full-text candidates the leads are measured against (the ranks renumbered), so the first hit
   left is what a user would see then, and it is a miss.
 
+Queries outside mathematics (--off-topic, everyday questions written for this fit; not the nonsense probes) count as
+misses too: a query whose answer no mathematical index holds.
+
 The first hit's evidence (cosine with the query, full-text top ten, named as asked, and how far it leads the other
 dense and full-text candidates: ``theorem_rag.query_understanding.confidence``) is the input of a logistic
 regression (scikit-learn), fitted on the queries whose id hashes even, every set weighing the same. The threshold
@@ -119,11 +122,13 @@ def main() -> None:
     ap.add_argument("--target-depth", type=int, default=1, help="a hit: a relevant statement among the first N")
     ap.add_argument("--hit-flag-share", type=float, default=0.05,
                     help="share of the fitted half's hits below the threshold (shown with 'no close match')")
+    ap.add_argument("--off-topic", type=Path, default=ROOT / "benchmarks" / "probes" / "off_topic.jsonl",
+                    help="queries outside mathematics, fitted as misses (skipped when absent)")
     ap.add_argument("--nonsense", type=Path, default=ROOT / "benchmarks" / "probes" / "nonsense.jsonl")
     args = ap.parse_args()
 
     search = TheoremSearch.from_settings(Settings())
-    rows = []  # {set, id, held_out, kind ("in" / "out"), features, label}
+    rows = []  # {set, id, held_out, kind ("in" / "out" / "off-topic"), features, label}
     t0 = time.time()
     aliases = legacy_aliases(read_records(args.records).theorems) if args.records.is_dir() else {}
     paths = sorted(args.eval_dir.glob("*.jsonl")) + ([args.probes] if args.probes.is_file() else [])
@@ -141,6 +146,14 @@ def main() -> None:
             gone = without_answer(hits, dense, lexical, answer | set(q.exclude))
             if gone is not None:
                 rows.append({**row, "kind": "out", "features": gone, "label": False, "hit5": False})
+    if args.off_topic.is_file():
+        for line in args.off_topic.read_text().splitlines():
+            if line.strip():
+                q = json.loads(line)
+                hits = search.search(q["query"], 5)
+                if hits:
+                    rows.append({"set": args.off_topic.stem, "id": q["id"], "held_out": held_out(q["id"]),
+                                 "kind": "off-topic", "features": evidence(hits[0]), "label": False, "hit5": False})
     nonsense = [json.loads(line)["query"] for line in args.nonsense.read_text().splitlines() if line.strip()]
     nonsense_feats = [evidence(hits[0]) for hits in (search.search(q, 5) for q in nonsense) if hits]
     elapsed = time.time() - t0
@@ -182,6 +195,7 @@ def main() -> None:
         y = np.array([r["label"] for r in part], dtype=int)
         y5 = np.array([r["hit5"] for r in part], dtype=int)
         real = np.array([r["kind"] == "in" for r in part])
+        gone = np.array([r["kind"] == "out" for r in part])
         entry = {"n_queries": int(real.sum()), "hits": int(y.sum()),
                  "auc": round(float(roc_auc_score(y, c)), 4) if 0 < y.sum() < len(y) else None,
                  "auc_as_searched": (round(float(roc_auc_score(y[real], c[real])), 4)
@@ -190,7 +204,7 @@ def main() -> None:
                  "hits_flagged": round(float((c[y == 1] < threshold).mean()), 4) if y.sum() else None,
                  "first_five_hits_flagged": round(float((c[y5 == 1] < threshold).mean()), 4) if y5.sum() else None,
                  "misses_flagged": round(float((c[y == 0] < threshold).mean()), 4) if (y == 0).any() else None,
-                 "held_out_answer_flagged": round(float((c[~real] < threshold).mean()), 4) if (~real).any() else None,
+                 "held_out_answer_flagged": round(float((c[gone] < threshold).mean()), 4) if gone.any() else None,
                  "reliability": reliability(c, y)}  # fmt: skip
         report["held_out"][name] = entry
     nf = sum(conf(x) < threshold for x in nonsense_feats)
