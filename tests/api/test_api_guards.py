@@ -5,39 +5,15 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
 
 from loopback import serving
+from slow_search import SlowSearch
 
 pytestmark = [pytest.mark.db, pytest.mark.models]
-
-
-class SlowSearch:
-    """The real search, whose ``search`` first holds a database query for 30 s (marked, to find it on the server)."""
-
-    def __init__(self, search) -> None:
-        self.inner = search
-        self.marker = f"trag_slow_{uuid.uuid4().hex[:8]}"
-        self.errors: list[BaseException] = []
-        self.finished = threading.Event()
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-    def search(self, *args, **kwargs):
-        try:
-            with self.inner.store.connection() as conn:
-                conn.execute(f"SELECT pg_sleep(30) /* {self.marker} */")
-            return self.inner.search(*args, **kwargs)
-        except BaseException as err:
-            self.errors.append(err)
-            raise
-        finally:
-            self.finished.set()
 
 
 def _running(search, marker: str) -> list[tuple]:

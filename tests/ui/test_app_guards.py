@@ -10,7 +10,6 @@ client that reaches it could; the LLM is a scripted stand-in (an external servic
 from __future__ import annotations
 
 import json
-import threading
 import uuid
 from contextlib import contextmanager
 
@@ -19,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from loopback import free_port
+from slow_search import SlowSearch
 
 pytestmark = [pytest.mark.db, pytest.mark.models]
 
@@ -158,29 +158,6 @@ def test_a_body_over_the_cap_is_refused(tiny_search):
         assert r.status_code == 413 and r.json()["error"] == "payload_too_large"
         answer = call(c, "ask", ["What is a local ring?", []])[0][-1]
         assert answer["role"] == "assistant" and _text(answer).startswith("By ")
-
-
-class SlowSearch:
-    """The real search, whose ``search`` first holds a database query for 30 s (marked, to find it on the server)."""
-
-    def __init__(self, search) -> None:
-        self.inner, self.marker = search, f"trag_slow_{uuid.uuid4().hex[:8]}"
-        self.errors: list[BaseException] = []
-        self.finished = threading.Event()
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-    def search(self, *args, **kwargs):
-        try:
-            with self.inner.store.connection() as conn:
-                conn.execute(f"SELECT pg_sleep(30) /* {self.marker} */")
-            return self.inner.search(*args, **kwargs)
-        except BaseException as err:
-            self.errors.append(err)
-            raise
-        finally:
-            self.finished.set()
 
 
 def _active(search, marker: str) -> list:
