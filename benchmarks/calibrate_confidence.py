@@ -191,11 +191,13 @@ def main() -> None:
     }
     for name in sorted({r["set"] for r in rows}) + ["all"]:
         part = [r for r in check if name in ("all", r["set"])]
+        if not part:  # a set with no query in the held-out half (tiny sets)
+            continue
         c = np.array([conf(r["features"]) for r in part])
         y = np.array([r["label"] for r in part], dtype=int)
         y5 = np.array([r["hit5"] for r in part], dtype=int)
-        real = np.array([r["kind"] == "in" for r in part])
-        gone = np.array([r["kind"] == "out" for r in part])
+        real = np.array([r["kind"] == "in" for r in part], dtype=bool)
+        gone = np.array([r["kind"] == "out" for r in part], dtype=bool)
         entry = {"n_queries": int(real.sum()), "hits": int(y.sum()),
                  "auc": round(float(roc_auc_score(y, c)), 4) if 0 < y.sum() < len(y) else None,
                  "auc_as_searched": (round(float(roc_auc_score(y[real], c[real])), 4)
@@ -210,8 +212,8 @@ def main() -> None:
     nf = sum(conf(x) < threshold for x in nonsense_feats)
     report["nonsense"] = {"n": len(nonsense), "flagged": nf, "share": round(nf / max(len(nonsense), 1), 4)}
     OUT_JSON.write_text(json.dumps({**calib.__dict__, "fitted_by": report["command"], "date": report["date"],
-                                    "held_out_auc": report["held_out"]["all"]["auc"],
-                                    "held_out_hits_flagged": report["held_out"]["all"]["hits_flagged"],
+                                    "held_out_auc": report["held_out"].get("all", {}).get("auc"),
+                                    "held_out_hits_flagged": report["held_out"].get("all", {}).get("hits_flagged"),
                                     "nonsense_flagged_share": report["nonsense"]["share"]}, indent=1) + "\n")
     out = ROOT / "benchmarks" / "results" / "probes"
     out.mkdir(parents=True, exist_ok=True)
@@ -232,7 +234,7 @@ def main() -> None:
     md += ["", "Reliability (all held-out rows): predicted confidence against the observed share of hits.", "",
            "| bin | n | predicted | observed |", "|---|---:|---:|---:|"]
     md += [f"| {b['bin']} | {b['n']} | {b['predicted']} | {b['observed']} |"
-           for b in report["held_out"]["all"]["reliability"]]
+           for b in report["held_out"].get("all", {}).get("reliability", [])]
     md += ["", "![reliability](calibration.png)", "",
            f"Nonsense probes flagged: {nf}/{len(nonsense)} ({report['nonsense']['share']:.3f})"]
     (out / "calibration.md").write_text("\n".join(md) + "\n")
