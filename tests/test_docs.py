@@ -61,6 +61,33 @@ def test_every_relative_link_resolves(page: Path):
     assert broken_links(page) == []
 
 
+def unclosed_fence(text: str) -> int | None:
+    """The line (1-based) of a code fence left open, or None. A fence is left open when the page ends inside it or
+    when another fence with a language (```python) starts inside it: Markdown then reads everything up to the next
+    bare fence as code, the prose and links between included, and the link check above skips them."""
+    open_at, marker = None, ""
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if open_at is None and stripped.startswith(("```", "~~~")):
+            open_at, marker = number, stripped[:3]
+        elif open_at is not None and stripped == marker:
+            open_at = None
+        elif open_at is not None and stripped.startswith(marker) and stripped[3:].isidentifier():
+            return open_at
+    return open_at
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_code_fence_is_closed(page: Path):
+    assert unclosed_fence(page.read_text(encoding="utf-8")) is None
+
+
+def test_the_fence_check_finds_an_output_block_left_open():
+    text = "```text\n$ search\n```\n\n```text\n$ other\n  1  result\n\n![shot](x.png)\n```python\nx = 1\n```\n"
+    assert unclosed_fence(text) == 5
+    assert unclosed_fence(text.replace("  1  result\n", "  1  result\n```\n")) is None
+
+
 def test_the_link_check_finds_a_missing_file_and_a_missing_heading(tmp_path: Path):
     (tmp_path / "there.md").write_text("# A heading: with `code`\n")
     page = tmp_path / "page.md"
