@@ -24,11 +24,11 @@ from theorem_rag.slogans.symbols import (
     BLACKBOARD_WORDS,
     SPACE_WORDS,
     DROP_ALONE,
-    DROP_WITH_ARGUMENT,
     GREEK,
     KEEP_ARGUMENT,
     OPERATOR_WORDS,
     SYMBOL_WORDS,
+    is_reference_command,
 )
 
 # Environments whose content is never part of what a statement says.
@@ -177,10 +177,10 @@ class _Reader:
             return "; "
         if name in DROP_ALONE:
             return " "
-        if name in DROP_WITH_ARGUMENT:
+        if is_reference_command(name):
             self.optional()
             self.group()
-            return " " + _REF + " " if name in ("ref", "eqref", "cref", "Cref", "autoref", "olref") else " "
+            return " " + _REF + " " if name.endswith("ref") and name not in ("href", "hyperref") else " "
         if name in _DIAGRAMS:
             self.optional()
             self.group()

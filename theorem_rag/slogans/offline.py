@@ -21,7 +21,7 @@ from theorem_rag.slogans.base import SloganResult
 from theorem_rag.slogans.latex_text import label_words, latex_to_text
 
 # Bump when the rules change: the cache keys on it, so old slogans are rewritten rather than reused.
-OFFLINE_PROMPT_VERSION = "offline-3"
+OFFLINE_PROMPT_VERSION = "offline-4"
 DEFAULT_MAX_WORDS = 160
 
 
@@ -32,6 +32,21 @@ def _sentence(text: str) -> str:
 
 def _norm(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+
+
+# Words that only connect a name to a reference ("using \axiomref{sqc}", "requires \sectionref{...}",
+# "\NC{} version of \autoref{thm:gap}"): once the references are gone, a name of these words alone names nothing.
+_LINK_WORDS = frozenset("using uses use requires required see cf citing cited by from in of version after following "
+                        "also and with compare".split())  # fmt: skip
+
+
+def _names_something(name: str) -> bool:
+    """Whether a name read as text still says something once its references are gone.
+
+    >>> _names_something("using , ,"), _names_something("version of"), _names_something("Exercise 2.56")
+    (False, False, True)
+    """
+    return any(w not in _LINK_WORDS for w in re.findall(r"[a-z0-9]+", name.lower()))
 
 
 def offline_slogan(
@@ -54,7 +69,8 @@ def offline_slogan(
         return _sentence(body) if not body.endswith("...") else body
     head: list[str] = []
     seen: set[str] = set()
-    for part in (latex_to_text(theorem.name or ""), label_words(theorem.label)):
+    name = latex_to_text(theorem.name or "")
+    for part in (name if _names_something(name) else "", label_words(theorem.label)):
         key = _norm(part)
         if key and key not in seen and not any(key in s for s in seen):
             head.append(_sentence(part))

@@ -101,6 +101,17 @@ DROP_WITH_ARGUMENT = frozenset(
 # Commands dropped without an argument (Lean blueprints' status marks).
 DROP_ALONE = frozenset("leanok mathlibok notready".split())
 
+
+def is_reference_command(name: str) -> bool:
+    r"""Whether a command (without its backslash) is a cross-reference or citation of any package or paper's own
+    macros: ``\axiomref``, ``\sectionref``, ``\nameref``, ``\autocite``, ``\parencite``, ``\citeauthor``. Its
+    argument is a key, which prints as a number or a citation, never as words of the statement.
+
+    >>> [is_reference_command(n) for n in ("axiomref", "autocite", "citeauthor", "Cref", "href", "mathrm", "prefix")]
+    [True, True, True, True, True, False, False]
+    """
+    return name in DROP_WITH_ARGUMENT or (len(name) > 3 and name.endswith("ref")) or "cite" in name.lower()
+
 # Abbreviations found in labels (lemma-qc-qs-...), read back as words.
 LABEL_ABBREVIATIONS: dict[str, str] = {
     "qc": "quasi-compact", "qs": "quasi-separated", "qcqs": "quasi-compact quasi-separated",
