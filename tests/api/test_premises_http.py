@@ -3,13 +3,11 @@ deadline path."""
 
 from __future__ import annotations
 
-import threading
-import uuid
-
 import httpx
 import pytest
 
 from loopback import serving
+from slow_search import SlowSearch
 
 pytestmark = [pytest.mark.db, pytest.mark.models]
 
@@ -45,34 +43,12 @@ def test_bad_premise_requests_are_422(client):
     assert r.status_code == 422 and r.json()["error"] == "invalid_request"
 
 
-class SlowPremises:
-    """The real search whose premise search first sleeps in PostgreSQL (to run past the request deadline)."""
-
-    def __init__(self, inner) -> None:
-        self.inner, self.marker = inner, f"slow-{uuid.uuid4().hex[:8]}"
-        self.finished, self.errors = threading.Event(), []
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-    def premises(self, *args, **kwargs):
-        try:
-            with self.inner.store.connection() as conn:
-                conn.execute(f"SELECT pg_sleep(30) /* {self.marker} */")
-            return self.inner.premises(*args, **kwargs)
-        except BaseException as err:
-            self.errors.append(err)
-            raise
-        finally:
-            self.finished.set()
-
-
 def test_premises_run_under_the_request_deadline(integ):
     import psycopg
 
     from theorem_rag.api.app import create_app
 
-    slow = SlowPremises(integ[0])
+    slow = SlowSearch(integ[0], slow=("premises",))
     app = create_app(slow, request_timeout=1)
     with serving(app) as url, httpx.Client(base_url=url, timeout=60) as c:
         r = c.post("/premises", json={"statement": CITING})
