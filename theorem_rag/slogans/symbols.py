@@ -112,6 +112,7 @@ def is_reference_command(name: str) -> bool:
     """
     return name in DROP_WITH_ARGUMENT or (len(name) > 3 and name.endswith("ref")) or "cite" in name.lower()
 
+
 # Abbreviations found in labels (lemma-qc-qs-...), read back as words.
 LABEL_ABBREVIATIONS: dict[str, str] = {
     "qc": "quasi-compact", "qs": "quasi-separated", "qcqs": "quasi-compact quasi-separated",
