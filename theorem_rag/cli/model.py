@@ -132,7 +132,7 @@ def train_command(records, eval_dir, kinds, exclude_sources, proof_instruction, 
 
     An interrupted run resumes from the last checkpoint when rerun with the same options.
     """
-    from theorem_rag.training.card import export_model, model_card
+    from theorem_rag.training.card import export_model, model_card, pair_sources
     from theorem_rag.training.train import TrainConfig, subsample, train
 
     if eval_dir is None:
@@ -156,8 +156,6 @@ def train_command(records, eval_dir, kinds, exclude_sources, proof_instruction, 
         counts[p.kind] = counts.get(p.kind, 0) + 1
     report = pair_set.report() + "\n\nUsed for training (after --max-pairs): " + ", ".join(
         f"{k} {v:,}" for k, v in sorted(counts.items()))
-    from theorem_rag.training.card import pair_sources
-
     meta = {
         "premise_instruction": instruction if counts.get("proof") else "", "proof_pairs": counts.get("proof", 0),
         "query_instruction": query_instruction,

@@ -28,7 +28,7 @@ from theorem_rag.slogans.symbols import (
     KEEP_ARGUMENT,
     OPERATOR_WORDS,
     SYMBOL_WORDS,
-    is_reference_command,
+    dropped_with_argument,
 )
 
 # Environments whose content is never part of what a statement says.
@@ -177,7 +177,7 @@ class _Reader:
             return "; "
         if name in DROP_ALONE:
             return " "
-        if is_reference_command(name):
+        if dropped_with_argument(name):
             self.optional()
             self.group()
             return " " + _REF + " " if name.endswith("ref") and name not in ("href", "hyperref") else " "

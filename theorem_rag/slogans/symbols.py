@@ -102,12 +102,14 @@ DROP_WITH_ARGUMENT = frozenset(
 DROP_ALONE = frozenset("leanok mathlibok notready".split())
 
 
-def is_reference_command(name: str) -> bool:
-    r"""Whether a command (without its backslash) is a cross-reference or citation of any package or paper's own
-    macros: ``\axiomref``, ``\sectionref``, ``\nameref``, ``\autocite``, ``\parencite``, ``\citeauthor``. Its
-    argument is a key, which prints as a number or a citation, never as words of the statement.
+def dropped_with_argument(name: str) -> bool:
+    r"""Whether a command (without its backslash) is read as nothing, together with its braced argument: those of
+    :data:`DROP_WITH_ARGUMENT` (labels, indexing, layout, blueprint metadata) and every cross-reference or citation
+    command, whatever its package or the paper that defines it (``\axiomref``, ``\sectionref``, ``\nameref``,
+    ``\autocite``, ``\parencite``, ``\citeauthor``): its argument is a key, which prints as a number or a citation,
+    never as words of the statement.
 
-    >>> [is_reference_command(n) for n in ("axiomref", "autocite", "citeauthor", "Cref", "href", "mathrm", "prefix")]
+    >>> [dropped_with_argument(n) for n in ("axiomref", "autocite", "citeauthor", "Cref", "vspace", "mathrm", "prefix")]
     [True, True, True, True, True, False, False]
     """
     return name in DROP_WITH_ARGUMENT or (len(name) > 3 and name.endswith("ref")) or "cite" in name.lower()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -50,11 +51,7 @@ def pair_sources(pairs: Iterable[Any]) -> dict[str, int]:
     >>> pair_sources([P(positive_id="stacks:00DV"), P(positive_id="hott:thm:x"), P(positive_id="stacks:0A0B")])
     {'stacks': 2, 'hott': 1}
     """
-    counts: dict[str, int] = {}
-    for p in pairs:
-        source = p.positive_id.split(":", 1)[0]
-        counts[source] = counts.get(source, 0) + 1
-    return dict(sorted(counts.items(), key=lambda x: -x[1]))
+    return dict(Counter(p.positive_id.split(":", 1)[0] for p in pairs).most_common())
 
 
 def _sources_line(meta: dict[str, Any]) -> str:
