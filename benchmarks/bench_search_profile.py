@@ -87,7 +87,7 @@ def instrument(search, clock: StageClock) -> None:
 
     store.search_text = search_text
     store.hydrate = clock.wrap("hydrate", store.hydrate)
-    retriever_module.reciprocal_rank_fusion = clock.wrap("fusion", retriever_module.reciprocal_rank_fusion)
+    retriever_module.fuse = clock.wrap("fusion", retriever_module.fuse)
 
 
 def run_worker(args: argparse.Namespace) -> None:

@@ -11,6 +11,7 @@ plain arguments.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -114,8 +115,12 @@ class Settings(BaseSettings):
         "kind and the space's size: for a halfvec index 200 up to 100,000 vectors and 400 up to 300,000 (the same top 20 "
         "as 1,000 there), else 1,000 (theorem_rag.db.dense.EF_SEARCH_STEPS).")
     iterative_scan: str = Field("relaxed_order", description="hnsw.iterative_scan: 'off', 'strict_order', 'relaxed_order'.")
-    hybrid: bool = Field(True, description="Fuse dense and full-text rankings by reciprocal rank fusion.")
+    hybrid: bool = Field(True, description="Fuse dense and full-text rankings (see fusion).")
     rrf_k: int = Field(60, description="Constant of reciprocal rank fusion.")
+    fusion: Literal["ranks", "ranks+scores"] = Field(
+        "ranks+scores", description="How rankings are fused: 'ranks', reciprocal rank fusion alone; 'ranks+scores', "
+        "reciprocal rank fusion plus each ranking's own scores (min-max scaled), each divided by its best, which keeps "
+        "how far ahead a candidate is (theorem_rag.retrieval.fusion).")
     query_understanding: bool = Field(
         True, description="Read queries before searching: acronyms, definitions, formulas, FR/DE/ES names, papers "
         "by id or title, typos (theorem_rag.query_understanding).")

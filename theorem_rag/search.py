@@ -66,6 +66,7 @@ class TheoremSearch:
         iterative_scan: str = "relaxed_order",
         hybrid: bool = True,
         rrf_k: int = 60,
+        fusion: str = "ranks+scores",
         reranker: Any = None,
         max_query_chars: int = 20_000,
         extra_spaces: Sequence[str] = (),
@@ -87,7 +88,7 @@ class TheoremSearch:
         self.retriever = TheoremRetriever(
             store, SentenceTransformerEmbedding(embedder), space, k=k, pool=pool if pool is None else max(pool, max_k),
             ef_search=ef_search,
-            iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, max_query_chars=max_query_chars,
+            iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, fusion=fusion, max_query_chars=max_query_chars,
             extra_spaces=extra_spaces, reranker=reranker, rerank_depth=max_k, understand=understand,
             parallel_text=parallel_text, premise_head=premise_head, query_space=query_space,
             query_embed_model=SentenceTransformerEmbedding(query_embedder) if query_embedder is not None else None,
@@ -96,8 +97,8 @@ class TheoremSearch:
         self.query_space = self.retriever.query_space
         self.query_embedder = query_embedder if self.query_space else None
         self._options = dict(space=space, k=k, max_k=max_k, pool=pool, ef_search=ef_search,
-                             iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, reranker=reranker,
-                             max_query_chars=max_query_chars, extra_spaces=tuple(extra_spaces),
+                             iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, fusion=fusion,
+                             reranker=reranker, max_query_chars=max_query_chars, extra_spaces=tuple(extra_spaces),
                              understand=understand, parallel_text=parallel_text,
                              premise_head=premise_head, query_space=self.query_space,
                              query_embedder=self.query_embedder)  # fmt: skip
@@ -121,7 +122,7 @@ class TheoremSearch:
         embedder = _embedder(s, s.embed_model, backend)
         kwargs: dict[str, Any] = dict(
             space=space_name(s.embed_model, s.embed_field), k=s.k, max_k=s.max_k, pool=s.candidate_pool,
-            ef_search=s.ef_search, iterative_scan=s.iterative_scan, hybrid=s.hybrid, rrf_k=s.rrf_k,
+            ef_search=s.ef_search, iterative_scan=s.iterative_scan, hybrid=s.hybrid, rrf_k=s.rrf_k, fusion=s.fusion,
             reranker=build_reranker(s.reranker, api_base=s.llm_api_base), max_query_chars=s.max_query_chars,
             extra_spaces=[space_name(s.embed_model, f.strip()) for f in s.fusion_fields.split(",") if f.strip()],
             understand=s.query_understanding,

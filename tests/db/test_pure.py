@@ -109,3 +109,29 @@ def test_import_stays_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_score_fusion_scales_each_ranking_to_its_own_range():
+    from theorem_rag.retrieval.fusion import score_fusion
+
+    scores = score_fusion([[("a", 0.9), ("b", 0.7), ("a", 0.1), ("c", 0.5)], [("c", 12.0), ("d", 2.0)]], weights=[1, 2])
+    assert scores == pytest.approx({"a": 1.0, "b": 0.5, "c": 2.0, "d": 0.0})  # a counted once; d last of its ranking
+    assert score_fusion([[("x", 0.3)], [("x", 5.0), ("y", 5.0)]]) == {"x": 2.0, "y": 1.0}  # equal scores: each 1
+    assert score_fusion([[], [("x", 1.0)]]) == {"x": 1.0}
+
+
+def test_fuse_keeps_a_lead_that_rank_fusion_loses():
+    from theorem_rag.errors import InputError
+    from theorem_rag.retrieval.fusion import fuse
+
+    # "far" leads the dense ranking by a wide margin and the full-text one does not have it; "both" is second in
+    # each, far behind their first: rank fusion puts "both" first, the scores put "far" first.
+    dense = [("far", 0.92), ("both", 0.61), ("x", 0.60), ("y", 0.59)]
+    text = [("z", 1.0), ("both", 0.5), ("w", 0.2)]
+    assert [d for d, _ in fuse([dense, text], weights=[1, 0.5], method="ranks")][:2] == ["both", "far"]
+    assert [d for d, _ in fuse([dense, text], weights=[1, 0.5])][:2] == ["far", "both"]
+    assert [d for d, _ in fuse([dense, text], method="ranks")] == [
+        d for d, _ in reciprocal_rank_fusion([[d for d, _ in dense], [d for d, _ in text]])]
+    assert fuse([]) == [] and fuse([[]]) == []
+    with pytest.raises(InputError, match="fusion must be one of"):
+        fuse([dense], method="borda")

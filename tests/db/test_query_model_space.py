@@ -118,13 +118,13 @@ def test_full_text_weighs_less_beside_the_query_space_for_long_queries_only(pg_d
     from theorem_rag.retrieval import retriever as r
 
     seen: list[list[float]] = []
-    real = r.reciprocal_rank_fusion
+    real = r.fuse
 
-    def fusion(rankings, k, weights):
+    def fusion(rankings, k, weights, method):
         seen.append(list(weights))
-        return real(rankings, k=k, weights=weights)
+        return real(rankings, k=k, weights=weights, method=method)
 
-    monkeypatch.setattr(r, "reciprocal_rank_fusion", fusion)
+    monkeypatch.setattr(r, "fuse", fusion)
     long_words = "a finite module equal to its product with the Jacobson radical vanishes"
 
     def lexical_weight(search, query):  # the fusion's second ranking is the query's full-text one

@@ -301,13 +301,21 @@ def formula_key_counts(names: Names, keys: Sequence[str]) -> tuple[sql.Composed,
 
 def formula_search(names: Names, keys: Sequence[str], weights: Sequence[float], filters: Filters, k: int) -> tuple[sql.Composed, list]:
     """Statements ranked by the summed weights of the given keys they have (one index look-up per key), with their
-    name and kind."""
+    name and kind.
+
+    The statements of each key are looked up on their own (``OFFSET 0`` keeps the planner from merging the look-up
+    into a join): joined directly, the planner estimated the keys' matches blindly and, with many keys, scanned the
+    whole table testing every key against every statement (4.4 s for a query of 51 keys over 29,467 statements,
+    37 ms this way)."""
     where, fparams = filter_clause(filters, "t", year_column=sql.Identifier("d", "year"), documents=names.documents)
     query = sql.SQL(
-        """SELECT t.id, t.doc_id, t.name, t.kind, sum(q.w) AS score
-        FROM unnest(%s::text[], %s::float8[]) AS q(k, w)
-        JOIN {t} AS t ON t.formula_keys @> ARRAY[q.k] {year_join}
+        """SELECT t.id, t.doc_id, t.name, t.kind, m.score
+        FROM (SELECT x.id, sum(q.w) AS score
+              FROM unnest(%s::text[], %s::float8[]) AS q(k, w)
+              CROSS JOIN LATERAL (SELECT s.id FROM {t} AS s WHERE s.formula_keys @> ARRAY[q.k] OFFSET 0) AS x
+              GROUP BY x.id) AS m
+        JOIN {t} AS t ON t.id = m.id {year_join}
         WHERE {where}
-        GROUP BY t.id, t.doc_id, t.name, t.kind ORDER BY score DESC, t.id LIMIT %s"""
+        ORDER BY m.score DESC, t.id LIMIT %s"""
     ).format(t=sql.Identifier(names.theorems), year_join=_year_join(names, filters), where=where)
     return query, [list(keys), [float(w) for w in weights], *fparams, k]

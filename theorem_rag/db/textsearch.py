@@ -48,12 +48,16 @@ class TextOps:
     def search_formula(self, keys: Sequence[str], k: int = 10, filters: Filters | dict | None = None) -> list[Hit]:
         """Statements that share formula keys with a query (:mod:`theorem_rag.formula_keys`),
         ranked by the IDF-weighted keys they share (entries about a result, such as "proof of X", count less); the
-        rarest keys only, so the work per query is bounded."""
+        rarest keys only, so the work per query is bounded. A hit's score is its share of those keys' weight, at
+        most 1."""
         check_k(k, k)
         if not keys:
             return []
         f = Filters.from_mapping(filters)
-        with self.connection() as conn:
+        with self.connection() as conn, conn.transaction():
+            # Each key's statements through the GIN index, whatever the planner estimates: a sequential scan tests
+            # every key against every statement (text_sql.formula_search). For this transaction only.
+            conn.execute("SELECT set_config('enable_seqscan', 'off', true)")
             count_sql, count_params = text_sql.formula_key_counts(self.names, keys)
             counts = {key: int(n) for key, n in conn.execute(count_sql, count_params)}
             total = conn.execute(sql.SQL("SELECT {n}").format(n=counters.count_of(self.names)),
@@ -64,8 +68,11 @@ class TextOps:
             query, params = text_sql.formula_search(self.names, [w[0] for w in weighted], [w[1] for w in weighted], f,
                                                     k + text_sql.FORMULA_EXTRA_ROWS)  # fmt: skip
             rows = conn.execute(query, params).fetchall()
+        # scored by the share of the searched keys' weight a statement has (1: every key), so that a caller can
+        # tell a formula found from a few common symbols shared
+        whole = sum(w for _, w in weighted) or 1.0
         scored = [
-            (tid, doc, float(score) * (text_sql.FORMULA_DERIVED_FACTOR if about_a_result(name, kind) else 1.0))
+            (tid, doc, float(score) / whole * (text_sql.FORMULA_DERIVED_FACTOR if about_a_result(name, kind) else 1.0))
             for tid, doc, name, kind, score in rows
         ]  # fmt: skip
         scored.sort(key=lambda r: (-r[2], r[0]))

@@ -93,12 +93,13 @@ def _dense_slogan(settings: Any, context: EvalContext) -> Any:
     return RetrieverSearcher("dense-slogan", _index(context, "dense-slogan").search("slogan", hybrid=False))
 
 
-@register_config("hybrid-latex", "dense over LaTeX fused with PostgreSQL full-text search (RRF)", needs_index=True)
+@register_config("hybrid-latex", "dense over LaTeX fused with PostgreSQL full-text search (ranks and scores)",
+                 needs_index=True)  # fmt: skip
 def _hybrid_latex(settings: Any, context: EvalContext) -> Any:
     return RetrieverSearcher("hybrid-latex", _index(context, "hybrid-latex").search("latex", hybrid=True))
 
 
-@register_config("hybrid", "dense over slogans fused with PostgreSQL full-text search (RRF): the default",
+@register_config("hybrid", "dense over slogans fused with PostgreSQL full-text search (ranks and scores): the default",
                  needs_index=True)  # fmt: skip
 def _hybrid(settings: Any, context: EvalContext) -> Any:
     return RetrieverSearcher("hybrid", _index(context, "hybrid").search(settings.embed_field, hybrid=True))
@@ -140,8 +141,8 @@ class PremiseSearcher:
 
 
 @register_config("premises", "premise search: the statement embedded as a premise query over the slogans, fused with "
-                 "full-text search (RRF), no query understanding, the statement itself left out; reordered and "
-                 "widened by the index's premise head when one is fitted", needs_index=True)  # fmt: skip
+                 "full-text search (ranks and scores), no query understanding, the statement itself left out; "
+                 "reordered and widened by the index's premise head when one is fitted", needs_index=True)  # fmt: skip
 def _premises(settings: Any, context: EvalContext) -> Any:
     index = _index(context, "premises")
     return PremiseSearcher("premises", index.search(settings.embed_field, hybrid=True, understand=False))

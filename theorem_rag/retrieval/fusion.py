@@ -1,6 +1,8 @@
-"""Reciprocal rank fusion of several rankings, pure.
+"""Fusion of several rankings into one, pure: reciprocal rank fusion, and the same beside the rankings' scores.
 
 >>> reciprocal_rank_fusion([["a", "b", "c"], ["c", "a"]], k=60)[0][0]
+'a'
+>>> fuse([[("a", 0.9), ("b", 0.5), ("c", 0.1)], [("c", 8.0), ("a", 1.0)]], k=60)[0][0]
 'a'
 """
 
@@ -9,6 +11,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from theorem_rag.errors import InputError
+
+# How rankings are fused: "ranks", reciprocal rank fusion alone; "ranks+scores", reciprocal rank fusion plus the
+# rankings' own scores (each ranking's scores min-max scaled, weighted alike), the two each divided by its best.
+FUSIONS = ("ranks", "ranks+scores")
+
+
+def check_fusion(method: str) -> str:
+    """``method`` if it is one of :data:`FUSIONS`, else a clear error."""
+    if method not in FUSIONS:
+        raise InputError(f"fusion must be one of {', '.join(FUSIONS)}; got {method!r}")
+    return method
+
+
+def _weights(n: int, weights: Sequence[float] | None) -> Sequence[float]:
+    if weights is None:
+        return [1.0] * n
+    if len(weights) != n:
+        raise ValueError(f"{len(weights)} weights for {n} rankings")
+    if any(w < 0 for w in weights):
+        raise InputError("rrf weights must be >= 0")
+    return weights
 
 
 def reciprocal_rank_fusion(
@@ -24,12 +47,7 @@ def reciprocal_rank_fusion(
     """
     if k < 0:
         raise InputError(f"rrf k must be >= 0, got {k}")
-    if weights is None:
-        weights = [1.0] * len(rankings)
-    if len(weights) != len(rankings):
-        raise ValueError(f"{len(weights)} weights for {len(rankings)} rankings")
-    if any(w < 0 for w in weights):
-        raise InputError("rrf weights must be >= 0")
+    weights = _weights(len(rankings), weights)
     scores: dict[str, float] = {}
     order: dict[str, int] = {}
     for ranking, weight in zip(rankings, weights):
@@ -41,3 +59,55 @@ def reciprocal_rank_fusion(
             scores[doc] = scores.get(doc, 0.0) + weight / (k + rank)
             order.setdefault(doc, len(order))
     return sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))
+
+
+def score_fusion(rankings: Sequence[Sequence[tuple[str, float]]],
+                 weights: Sequence[float] | None = None) -> dict[str, float]:  # fmt: skip
+    """Weighted sum of the rankings' scores, each ranking's min-max scaled over its own candidates (its best 1, its
+    last 0; a ranking whose scores are all equal gives each 1); a candidate a ranking lacks gets 0 from it. Rankings
+    are ``(id, score)`` pairs best first; a duplicate id counts once, at its first place.
+
+    >>> score_fusion([[("a", 0.9), ("b", 0.5), ("c", 0.1)], [("c", 8.0)]], weights=[1.0, 0.5])
+    {'a': 1.0, 'b': 0.5, 'c': 0.5}
+    """
+    weights = _weights(len(rankings), weights)
+    scores: dict[str, float] = {}
+    for ranking, weight in zip(rankings, weights):
+        first: dict[str, float] = {}
+        for doc, s in ranking:
+            first.setdefault(doc, s)  # each id at its first place
+        if not first:
+            continue
+        hi, lo = max(first.values()), min(first.values())
+        for doc, s in first.items():
+            scaled = (s - lo) / (hi - lo) if hi > lo else 1.0
+            scores[doc] = scores.get(doc, 0.0) + weight * scaled
+    return scores
+
+
+def fuse(rankings: Sequence[Sequence[tuple[str, float]]], k: int = 60, weights: Sequence[float] | None = None,
+         method: str = "ranks+scores") -> list[tuple[str, float]]:  # fmt: skip
+    """Fuse ``(id, score)`` rankings (best first) by ``method`` (:data:`FUSIONS`), best first.
+
+    "ranks" is :func:`reciprocal_rank_fusion` of the ids. "ranks+scores" adds :func:`score_fusion` to it, each
+    divided by its best (so the first of either counts 1): rank fusion alone cannot tell a candidate far ahead of the
+    others in one ranking from one just ahead, and puts a statement found by both rankings in the middle before one
+    found first by one of them and not at all by the other; the scores keep those margins. Ties break by the rank
+    fusion's order.
+
+    >>> dense, text = [("a", 0.9), ("b", 0.5), ("c", 0.45)], [("c", 1.0), ("b", 0.6), ("d", 0.55)]
+    >>> [d for d, _ in fuse([dense, text], k=60, method="ranks")]  # b: just behind the first of each
+    ['c', 'b', 'a', 'd']
+    >>> [d for d, _ in fuse([dense, text], k=60)]  # a: far ahead in one
+    ['c', 'a', 'b', 'd']
+    """
+    check_fusion(method)
+    ranked = reciprocal_rank_fusion([[doc for doc, _ in r] for r in rankings], k=k, weights=weights)
+    if method == "ranks" or not ranked:
+        return ranked
+    scored = score_fusion(rankings, weights)
+    top_rank = ranked[0][1] or 1.0
+    top_score = max(scored.values(), default=0.0) or 1.0
+    order = {doc: i for i, (doc, _) in enumerate(ranked)}
+    both = [(doc, r / top_rank + scored.get(doc, 0.0) / top_score) for doc, r in ranked]
+    return sorted(both, key=lambda item: (-item[1], order[item[0]]))

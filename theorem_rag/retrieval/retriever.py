@@ -32,7 +32,7 @@ from theorem_rag.query import is_short_query, is_statement_query, validate_query
 from theorem_rag.query_understanding import QueryPlan, understand
 from theorem_rag.records import Hit, PaperHit
 from theorem_rag.retrieval.background import in_background
-from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
+from theorem_rag.retrieval.fusion import check_fusion, fuse
 from theorem_rag.retrieval.hits import hit_to_node, with_confidence, without_statement
 from theorem_rag.retrieval.premise_head import TEXT_DEPTH, PremiseHead, rerank
 from theorem_rag.retrieval.routing import PROMOTED, Routing, did_you_mean, route
@@ -49,6 +49,13 @@ LEXICAL_WEIGHT_LONG = 1.0
 LEXICAL_WEIGHT_LONG_ADAPTED = 0.3
 # Weight of the formula ranking (statements sharing the query's formulas) in the fusion of a formula query.
 FORMULA_WEIGHT = 5.0
+# The formula ranking weighs FORMULA_WEIGHT times the share of the query's formula its best statement has.
+FORMULA_BY_MATCH = True
+# Candidates each ranking brings to the fusion (at least k). The scores' part of the fusion scales each ranking over
+# its own candidates: at 100 instead of 50, on every dev set side by side on one index, research queries MRR@20
+# 0.818 -> 0.825 (Hit@20 0.964 -> 0.973) and proof references Recall@20 0.360 -> 0.366, the others unchanged; at 150
+# the Stacks slogans lose 0.012 Hit@20 (benchmarks/experiments/2026-12-06-research-panel, section 8).
+FUSION_DEPTH = 100
 # A hit among the first this many of a full-text ranking counts as found by full-text search (for confidence).
 LEXICAL_TOP = 10
 # What a retriever ranks for: statements matching the query ("search"), or the results a proof of the query is
@@ -88,13 +95,15 @@ def drops_query_space(space: str, overrides: Mapping[str, Any]) -> bool:
 
 
 class TheoremRetriever(BaseRetriever):
-    """Retrieve theorems for a query: dense + full-text, fused by RRF, as ``NodeWithScore`` best first.
+    """Retrieve theorems for a query: dense + full-text, fused, as ``NodeWithScore`` best first.
 
     ``embed_model`` is any LlamaIndex ``BaseEmbedding``; ``space`` names the vector space the query is compared
     with (its model must be the embed model's). ``hybrid=False`` gives the dense ranking alone; ``extra_spaces``
     (same model, other fields, e.g. the LaTeX beside the slogans) add their dense rankings to the fusion.
     ``reranker`` (a ``BaseNodePostprocessor``) reorders the best ``min(3 k, rerank_depth)`` fused candidates
-    (at least ``k``) before the cut to ``k``; its own ``top_n`` never caps the result.
+    (at least ``k``) before the cut to ``k``; its own ``top_n`` never caps the result. ``fusion`` says how the
+    rankings are fused (:data:`~theorem_rag.retrieval.fusion.FUSIONS`): by reciprocal rank fusion with constant
+    ``rrf_k`` alone ("ranks"), or beside the rankings' own scores ("ranks+scores", the default).
 
     ``mode="premises"`` ranks what a proof of the query (a statement in LaTeX, a goal in words, or a statement id
     such as ``stacks:0D09``, which stands for its text) is likely to use: the query is embedded as a premise query
@@ -120,9 +129,10 @@ class TheoremRetriever(BaseRetriever):
         iterative_scan: str = "relaxed_order",
         hybrid: bool = True,
         rrf_k: int = 60,
+        fusion: str = "ranks+scores",
         filters: Filters | Mapping[str, Any] | None = None,
         max_query_chars: int = 20_000,
-        depth: int = 50,
+        depth: int = FUSION_DEPTH,
         lexical_weights: tuple[float, ...] = (LEXICAL_WEIGHT_SHORT, LEXICAL_WEIGHT_LONG, LEXICAL_WEIGHT_LONG_ADAPTED),
         extra_spaces: Sequence[str] = (),
         reranker: Any = None,
@@ -142,6 +152,7 @@ class TheoremRetriever(BaseRetriever):
         self.store, self.embed_model, self.space = store, embed_model, space
         self.k, self.pool, self.ef_search, self.iterative_scan = k, pool, ef_search, iterative_scan
         self.hybrid, self.rrf_k, self.depth, self.lexical_weights = hybrid, rrf_k, depth, lexical_weights
+        self.fusion = check_fusion(fusion)
         self.filters = Filters.from_mapping(filters)
         self.extra_spaces = tuple(extra_spaces)
         self.max_query_chars = max_query_chars
@@ -170,7 +181,8 @@ class TheoremRetriever(BaseRetriever):
         """Every ranking option of this retriever, as keyword arguments of the constructor."""
         return dict(
             k=self.k, pool=self.pool, ef_search=self.ef_search, iterative_scan=self.iterative_scan, hybrid=self.hybrid,
-            rrf_k=self.rrf_k, filters=self.filters, max_query_chars=self.max_query_chars, depth=self.depth,
+            rrf_k=self.rrf_k, fusion=self.fusion, filters=self.filters, max_query_chars=self.max_query_chars,
+            depth=self.depth,
             lexical_weights=self.lexical_weights, extra_spaces=self.extra_spaces, reranker=self.reranker,
             rerank_depth=self.rerank_depth, understand=self.understand, parallel_text=self.parallel_text,
             mode=self.mode, premise_head=self.premise_head, query_space=self.query_space,
@@ -301,8 +313,8 @@ class TheoremRetriever(BaseRetriever):
         if not fusing:
             hits = self.store.hydrate(found.rankings[0][:k])
             return with_confidence(hits, found.cosine, set(), set(), found.unknown)
-        fused = reciprocal_rank_fusion([[h.theorem_id for h in r] for r in found.rankings], k=self.rrf_k,
-                                       weights=found.weights)  # fmt: skip
+        fused = fuse([[(h.theorem_id, h.score) for h in r] for r in found.rankings], k=self.rrf_k,
+                     weights=found.weights, method=self.fusion)  # fmt: skip
         # A statement named exactly as the query (its name or a recorded alias) is a look-up: it goes first; so do
         # the statements query understanding routes to (the paper asked for, the definition asked for).
         exact = {h.theorem_id for h in found.lexical if h.score >= EXACT_NAME_BOOST}
@@ -396,7 +408,7 @@ class TheoremRetriever(BaseRetriever):
             # A formula query: the statements with the same formulas, beside the formula read as words.
             formula = self.store.search_formula(plan.formula_keys, k=depth, filters=filters)
             if formula:
-                found.add(formula, FORMULA_WEIGHT)
+                found.add(formula, FORMULA_WEIGHT * (formula[0].score if FORMULA_BY_MATCH else 1.0))
         # Words of the query that no statement contains (the best of the texts searched): they cannot be matched.
         # Counted beside the search for the query's own texts; again when a close name was searched too.
         found.unknown = unknown_job.result() if unknown_job is not None and len(texts) == len(plan.texts) else (
