@@ -6,6 +6,12 @@ research dev set, each on its primary metric, with per-query ranks kept for a lo
 
     python benchmarks/experiments/2026-12-06-research-panel/variants.py --limit 400 --variants default,plain \
         --out benchmarks/experiments/2026-12-06-research-panel/bisect.json
+
+Parts of a variant (joined by "+"): the bisect's switches (plain, base-space, query-model=DIR, no-formula,
+formula-weight=W, no-definition, no-acronym, no-title, no-translate, no-bare, rules-7a196e0, ascii-prose, read-math,
+short-translate, short-acronym, lex-adapted=W, lex-long=W), and section 8's: fusion=ranks|ranks+scores, rrf-k=K,
+depth=N, formula-flat (the formula ranking at weight 5 whatever it matches), score-fusion=F, mix-fusion=F:A,
+mix-unboost=A, norm=z|max.
 """
 
 from __future__ import annotations
@@ -85,6 +91,81 @@ def _language_of_7a196e0(query):
         if count > best_count:
             best, best_count = lang, count
     return best
+
+
+def _score_fusion(factor, mix=False, alpha=1.0, unboost=None):
+    """Patch: the retriever's fusion by scores alone (min-max per ranking, the default's weights, every weight but
+    the first ranking's (the dense one) times ``factor``); with ``mix`` the rank fusion is added, each scaled to its
+    best, the scores' part times ``alpha``; ``unboost``: full-text scores at least this large (exact names) lose it
+    before scaling. (These ran before the retriever fused by scores itself, as patches of its rank fusion; the
+    retriever's fuse() now gets the scores, and ``mix-fusion=1:1`` is its "ranks+scores".)"""
+    import theorem_rag.retrieval.retriever as rmod
+    from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
+
+    def fuse(rankings, k=60, weights=None, method="ranks+scores"):
+        scores, order = {}, {}
+        for i, (ranking, w) in enumerate(zip(rankings, weights)):
+            if not ranking:
+                continue
+            w = w if i == 0 else w * factor
+            value = (lambda s: s - unboost if unboost and s >= unboost else s) if i else (lambda s: s)
+            vals = [value(s) for _, s in ranking]
+            hi, lo = max(vals), min(vals)
+            span = (hi - lo) or 1.0
+            seen = set()
+            for d, s in ranking:
+                if d in seen:
+                    continue
+                seen.add(d)
+                scores[d] = scores.get(d, 0.0) + w * (value(s) - lo) / span
+                order.setdefault(d, len(order))
+        if mix:  # scores plus the rank fusion, each scaled to its best
+            rrf = dict(reciprocal_rank_fusion([[d for d, _ in r] for r in rankings], k=k, weights=weights))
+            top_s, top_r = max(scores.values()), max(rrf.values())
+            scores = {x: alpha * scores.get(x, 0.0) / top_s + rrf[x] / top_r for x in rrf}
+        return sorted(scores.items(), key=lambda item: (-item[1], order.get(item[0], 0)))
+
+    return [(rmod, "fuse", fuse)]
+
+
+def _normalisation(how):
+    """Patch: the retriever's "ranks+scores" fusion with each ranking's scores scaled another way: "z" (z-scores,
+    a candidate a ranking lacks gets that ranking's lowest), "max" (divided by the best)."""
+    import statistics
+
+    import theorem_rag.retrieval.retriever as rmod
+    from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
+
+    def fuse(rankings, k=60, weights=None, method="ranks+scores"):
+        ranked = reciprocal_rank_fusion([[d for d, _ in r] for r in rankings], k=k, weights=weights)
+        if method == "ranks" or not ranked:
+            return ranked
+        floor, scaled = 0.0, []
+        for ranking, w in zip(rankings, weights):
+            first = {}
+            for d, s in ranking:
+                first.setdefault(d, s)
+            if not first:
+                continue
+            vals = list(first.values())
+            if how == "z":
+                mu, sd = statistics.fmean(vals), (statistics.pstdev(vals) or 1.0)
+                z = {d: (s - mu) / sd for d, s in first.items()}
+                lo = min(z.values())
+                scaled.append((w, {d: v - lo for d, v in z.items()}))
+            else:
+                hi = max(vals) or 1.0
+                scaled.append((w, {d: s / hi for d, s in first.items()}))
+        scores = {}
+        for w, part in scaled:
+            for d, v in part.items():
+                scores[d] = scores.get(d, 0.0) + w * v
+        top_r, top_s = ranked[0][1] or 1.0, max(scores.values(), default=0.0) or 1.0
+        order = {d: i for i, (d, _) in enumerate(ranked)}
+        both = [(d, r / top_r + scores.get(d, floor) / top_s) for d, r in ranked]
+        return sorted(both, key=lambda it: (-it[1], order[it[0]]))
+
+    return (rmod, "fuse", fuse)
 
 
 def variant_setup(name, base):
@@ -179,6 +260,26 @@ def variant_setup(name, base):
             w = float(value)
             search = search.with_options()
             search.retriever.lexical_weights = (retriever.LEXICAL_WEIGHT_SHORT, retriever.LEXICAL_WEIGHT_LONG, w)
+        elif key == "formula-flat":
+            patches.append((retriever, "FORMULA_BY_MATCH", False))
+        elif key == "norm":
+            patches.append(_normalisation(value))
+        elif key == "depth":
+            search = search.with_options()
+            search.retriever.depth = int(value)
+        elif key == "fusion":
+            search = search.with_options(fusion=value)
+        elif key == "rrf-k":
+            search = search.with_options(rrf_k=int(value))
+        elif key == "mix-unboost":
+            import theorem_rag.db.text_sql as ts
+
+            patches += _score_fusion(1.0, mix=True, alpha=float(value or 1.0), unboost=ts.EXACT_NAME_BOOST)
+        elif key in ("score-fusion", "mix-fusion"):
+            # fuse by scores (min-max normalised per ranking, weights as the default's) instead of ranks;
+            # value: factor on every weight but the first ranking's (the dense one)
+            factor, _, alpha = (value or "1").partition(":")
+            patches += _score_fusion(float(factor), mix=key == "mix-fusion", alpha=float(alpha or 1.0))
         elif key == "lex-long":
             w = float(value)
             search = search.with_options()
