@@ -47,10 +47,9 @@ from theorem_rag.retrieval.tie_breaks import FORMULA_DEPTH, NAME_DEPTH, tie_brea
 LEXICAL_WEIGHT_SHORT = 1.5
 LEXICAL_WEIGHT_LONG = 1.0
 LEXICAL_WEIGHT_LONG_ADAPTED = 0.3
-# Weight of the formula ranking (statements sharing the query's formulas) in the fusion of a formula query.
+# Weight of the formula ranking (statements sharing the query's formulas) in the fusion of a formula query, times
+# the share of the query's formula its best statement has.
 FORMULA_WEIGHT = 5.0
-# The formula ranking weighs FORMULA_WEIGHT times the share of the query's formula its best statement has.
-FORMULA_BY_MATCH = True
 # Candidates each ranking brings to the fusion (at least k). The scores' part of the fusion scales each ranking over
 # its own candidates: at 100 instead of 50, on every dev set side by side on one index, research queries MRR@20
 # 0.818 -> 0.825 (Hit@20 0.964 -> 0.973) and proof references Recall@20 0.360 -> 0.366, the others unchanged; at 150
@@ -408,7 +407,7 @@ class TheoremRetriever(BaseRetriever):
             # A formula query: the statements with the same formulas, beside the formula read as words.
             formula = self.store.search_formula(plan.formula_keys, k=depth, filters=filters)
             if formula:
-                found.add(formula, FORMULA_WEIGHT * (formula[0].score if FORMULA_BY_MATCH else 1.0))
+                found.add(formula, FORMULA_WEIGHT * formula[0].score)
         # Words of the query that no statement contains (the best of the texts searched): they cannot be matched.
         # Counted beside the search for the query's own texts; again when a close name was searched too.
         found.unknown = unknown_job.result() if unknown_job is not None and len(texts) == len(plan.texts) else (

@@ -261,7 +261,16 @@ def variant_setup(name, base):
             search = search.with_options()
             search.retriever.lexical_weights = (retriever.LEXICAL_WEIGHT_SHORT, retriever.LEXICAL_WEIGHT_LONG, w)
         elif key == "formula-flat":
-            patches.append((retriever, "FORMULA_BY_MATCH", False))
+            # the formula ranking's scores divided by its best's: the same ranking at weight FORMULA_WEIGHT
+            from dataclasses import replace as with_score
+
+            from theorem_rag.db.textsearch import TextOps
+
+            def flat(self, *args, original=TextOps.search_formula, **kwargs):
+                hits = original(self, *args, **kwargs)
+                return [with_score(h, score=h.score / hits[0].score) for h in hits]
+
+            patches.append((TextOps, "search_formula", flat))
         elif key == "norm":
             patches.append(_normalisation(value))
         elif key == "depth":
