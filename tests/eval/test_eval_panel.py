@@ -28,3 +28,20 @@ def test_markdown_lists_primary_metrics_per_set():
     text = panel_markdown({"a": scores(0.5, 0.25, 1.0)})
     assert text.splitlines()[0] == "| config | research_dev MRR@20 | dev_probes Hit@1 | stacks_slogans_dev Hit@20 |"
     assert text.splitlines()[2] == "| a | 0.500 | 0.250 | 1.000 |"
+
+
+
+def test_a_set_only_one_side_scored_fails_the_rule_out_loud():
+    """A set the candidate did not score, or one only the candidate scored, fails the rule: nothing shows it held."""
+    new = scores(0.68, 0.83, 0.81)
+    del new["dev_probes"]
+    new["planetmath_synonyms"] = {"hit@1": 0.95}
+    drops = panel_drops({"old": scores(0.68, 0.83, 0.81), "new": new}, "old", "new")
+    assert [(d.query_set, d.metric, d.baseline, d.candidate, d.change) for d in drops] == [
+        ("dev_probes", "hit@1", 0.83, None, None), ("planetmath_synonyms", "hit@1", None, 0.95, None)]
+    assert [str(d) for d in drops] == ["dev_probes hit@1 0.830 -> not scored",
+                                       "planetmath_synonyms hit@1 not scored -> 0.950"]
+    # scored without its primary metric (cut-offs short of 20): not scored either
+    del new["research_dev"]["mrr@20"]
+    assert [str(d) for d in panel_drops({"old": scores(0.68, 0.83, 0.81), "new": new}, "old", "new")][0] == (
+        "research_dev mrr@20 0.680 -> not scored")

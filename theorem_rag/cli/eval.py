@@ -121,7 +121,7 @@ def eval_command(query_files, eval_dir, configs, ks, records, extra_records, out
         for config in result.configs:
             if config != baseline:
                 drops = panel_drops(result.panel_scores(), baseline, config)
-                verdict = "; ".join(f"{d.query_set} {d.metric} {d.baseline:.3f} -> {d.candidate:.3f}" for d in drops)
+                verdict = "; ".join(map(str, drops))
                 click.echo(f"panel rule, {config} against {baseline}: "
                            + (f"FAILS ({verdict})" if drops else f"passes (no set down by more than {TOLERANCE})"))
     click.echo("wrote " + ", ".join(str(p) for p in paths.values()), err=True)

@@ -42,21 +42,36 @@ def panel_files(paths: Iterable[str | Path]) -> list[str]:
 
 @dataclass(frozen=True)
 class Drop:
-    """A query set whose primary metric fell by more than the tolerance from ``baseline`` to ``candidate``."""
+    """A query set on which ``candidate`` fails the panel rule against ``baseline``: its primary metric fell by more
+    than the tolerance, or only one of the two scored it (the other's figure is ``None``), so nothing shows it held.
+
+    >>> str(Drop("dev_probes", "hit@1", 0.83, 0.81)), str(Drop("research_dev", "mrr@20", 0.82, None))
+    ('dev_probes hit@1 0.830 -> 0.810', 'research_dev mrr@20 0.820 -> not scored')
+    """
 
     query_set: str
     metric: str
-    baseline: float
-    candidate: float
+    baseline: float | None
+    candidate: float | None
 
     @property
-    def change(self) -> float:
+    def change(self) -> float | None:
+        """``candidate - baseline``; ``None`` when either did not score the set."""
+        if self.baseline is None or self.candidate is None:
+            return None
         return self.candidate - self.baseline
+
+    def __str__(self) -> str:
+        def figure(x: float | None) -> str:
+            return "not scored" if x is None else f"{x:.3f}"
+
+        return f"{self.query_set} {self.metric} {figure(self.baseline)} -> {figure(self.candidate)}"
 
 
 def panel_drops(scores: Mapping[str, Mapping[str, Mapping[str, float]]], baseline: str, candidate: str,
                 tolerance: float = TOLERANCE) -> list[Drop]:  # fmt: skip
-    """The sets on which ``candidate`` falls below ``baseline`` by more than ``tolerance`` on their primary metric.
+    """The sets on which ``candidate`` falls below ``baseline`` by more than ``tolerance`` on their primary metric,
+    and the sets whose primary metric only one of the two has (a set left out must not pass the rule unseen).
 
     ``scores[config][query_set][metric]`` (theorem level), as :meth:`EvalResult.panel_scores` gives them.
 
@@ -64,13 +79,16 @@ def panel_drops(scores: Mapping[str, Mapping[str, Mapping[str, float]]], baselin
     ...      "new": {"research_dev": {"mrr@20": .82}, "dev_probes": {"hit@1": .81}}}
     >>> [(d.query_set, round(d.change, 3)) for d in panel_drops(s, "old", "new")]
     [('dev_probes', -0.02)]
+    >>> [str(d) for d in panel_drops({"old": s["old"], "new": {"research_dev": {"mrr@20": .82}}}, "old", "new")]
+    ['dev_probes hit@1 0.830 -> not scored']
     """
+    old_sets, new_sets = scores[baseline], scores[candidate]
     out = []
-    for name, old in scores[baseline].items():
-        new = scores[candidate].get(name)
+    for name in dict.fromkeys([*old_sets, *new_sets]):
         metric = primary_of(name)
-        if new is not None and new[metric] < old[metric] - tolerance - 1e-12:
-            out.append(Drop(name, metric, old[metric], new[metric]))
+        old, new = old_sets.get(name, {}).get(metric), new_sets.get(name, {}).get(metric)
+        if old is None or new is None or new < old - tolerance - 1e-12:
+            out.append(Drop(name, metric, old, new))
     return out
 
 
