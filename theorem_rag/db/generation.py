@@ -15,8 +15,6 @@ bump it.
 
 from __future__ import annotations
 
-import threading
-
 from psycopg import Connection, sql
 
 from theorem_rag.db.names import Names
@@ -66,10 +64,8 @@ def migration(names: Names) -> list[sql.Composed]:
 
 class GenerationOps:
     """The change marker's reads; the host class provides ``names``, ``connection()`` and the caches it drops
-    (``_spaces``, and ``_titles`` of :class:`~theorem_rag.db.lookup.LookupOps`)."""
-
-    _generation_seen: int | None = None
-    _generation_lock = threading.Lock()
+    (``_spaces``, a :class:`~theorem_rag.db.generation_cache.GenerationCache` that also records the marker it last
+    saw, and ``_titles`` of :class:`~theorem_rag.db.lookup.LookupOps`)."""
 
     def generation(self) -> int:
         """The index's change marker now: it grows whenever documents or vector spaces change."""
@@ -86,12 +82,9 @@ class GenerationOps:
         drop what the store caches from the database first (space registrations, the title index). Callers that
         cache too keep the number they last saw and drop their caches when it differs. One primary-key lookup."""
         now = self.generation()
-        with self._generation_lock:
-            if now != self._generation_seen:
-                self._generation_seen = now
-                self._spaces = {}  # type: ignore[var-annotated]
-                with self._titles_lock:  # type: ignore[attr-defined]
-                    self._titles = None
+        if self._spaces.advance(now):  # type: ignore[attr-defined]
+            with self._titles_lock:  # type: ignore[attr-defined]
+                self._titles = None
         return now
 
 

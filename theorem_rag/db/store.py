@@ -31,6 +31,7 @@ from theorem_rag.db.bulk import BulkOps, RelationSize
 from theorem_rag.db.cancel import tracked
 from theorem_rag.db.dense import DenseOps
 from theorem_rag.db.generation import GenerationOps
+from theorem_rag.db.generation_cache import GenerationCache
 from theorem_rag.db.lookup import LookupOps
 from theorem_rag.db.names import Names
 from theorem_rag.db.proof_graph import ProofGraphOps
@@ -93,7 +94,7 @@ class TheoremStore(SpaceOps, DenseOps, TextOps, ReadOps, SideTableOps, BulkOps, 
         self.max_query_chars = max_query_chars
         self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()
-        self._spaces: dict[str, VectorSpace] = {}
+        self._spaces: GenerationCache[str, VectorSpace] = GenerationCache()
         self._local = threading.local()
 
     # -- connections -------------------------------------------------------------------------------------------

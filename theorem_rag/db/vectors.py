@@ -20,6 +20,7 @@ from psycopg import Connection, sql
 
 from theorem_rag.db import counters, sqltext
 from theorem_rag.db.bulk import maintenance_settings
+from theorem_rag.db.generation_cache import GenerationCache
 from theorem_rag.db.names import Names, check_space
 from theorem_rag.errors import InputError
 from theorem_rag.records import Theorem
@@ -115,7 +116,7 @@ class SpaceOps:
 
     names: Names
     max_query_chars: int
-    _spaces: dict[str, VectorSpace]
+    _spaces: GenerationCache[str, VectorSpace]
 
     def connection(self) -> AbstractContextManager[Connection]:  # pragma: no cover - provided by TheoremStore
         raise NotImplementedError
@@ -134,13 +135,13 @@ class SpaceOps:
     def space(self, name: str) -> VectorSpace:
         """A registered space by name; unknown names raise InputError listing the known ones."""
         check_space(name)
-        # read once: another thread's refresh (GenerationOps.refresh) may replace the cache meanwhile
+        stamp = self._spaces.stamp()  # before the read: a refresh meanwhile voids what it reads
         found = self._spaces.get(name)
         if found is None:
             known = {s.name: s for s in self.spaces()}
             if name not in known:
                 raise InputError(f"unknown vector space {name!r}; known: {', '.join(known) or 'none'}")
-            self._spaces.update(known)
+            self._spaces.update(known, stamp)
             found = known[name]
         return found
 
@@ -159,6 +160,7 @@ class SpaceOps:
         index = check_index_kind(index or DEFAULT_INDEX_KIND)
         if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= 16000:
             raise InputError(f"dimension must be an integer in 1..16000, got {dim!r}")
+        stamp = self._spaces.stamp()
         with self.connection() as conn, conn.transaction():
             conn.execute(
                 sql.SQL("INSERT INTO {s} (name, dim, half, field, model, backend, index_kind) "
@@ -177,7 +179,7 @@ class SpaceOps:
             if new:  # tables of older schemas got their triggers from the migration
                 for _, ddl in counters.vector_triggers(self.names, name):
                     conn.execute(ddl)
-        self._spaces[name] = space
+        self._spaces.update({name: space}, stamp)
         return space
 
     def reset_space(self, name: str, model: str, backend: str) -> VectorSpace:
@@ -188,6 +190,7 @@ class SpaceOps:
         """
         self.space(name)
         v, i = sql.Identifier(self.names.vectors(name)), sql.Identifier(self.names.hnsw_index(name))
+        stamp = self._spaces.stamp()
         with self.connection() as conn, conn.transaction():
             conn.execute(sql.SQL("DROP INDEX IF EXISTS {i}").format(i=i))
             conn.execute(sql.SQL("TRUNCATE {v}").format(v=v))
@@ -196,15 +199,18 @@ class SpaceOps:
                         "RETURNING {c}").format(c=_SPACE_COLUMNS, s=sql.Identifier(self.names.spaces)),
                 [model, backend, name],
             ).fetchone()  # fmt: skip
-        self._spaces[name] = VectorSpace(*row)
-        return self._spaces[name]
+        space = VectorSpace(*row)
+        self._spaces.update({name: space}, stamp)
+        return space
 
     def set_index_kind(self, name: str, index: str) -> VectorSpace:
         """Record ``index`` (:data:`INDEX_KINDS`) as the kind of a space's HNSW index; when it changes, the old
         index is dropped (the vectors stay: :meth:`build_index` then builds the new kind, no re-embedding)."""
         check_index_kind(index)
-        if self.space(name).index == index:
-            return self._spaces[name]
+        current = self.space(name)
+        if current.index == index:
+            return current
+        stamp = self._spaces.stamp()
         with self.connection() as conn, conn.transaction():
             conn.execute(sql.SQL("DROP INDEX IF EXISTS {i}").format(i=sql.Identifier(self.names.hnsw_index(name))))
             row = conn.execute(
@@ -212,8 +218,9 @@ class SpaceOps:
                     c=_SPACE_COLUMNS, s=sql.Identifier(self.names.spaces)),
                 [index, name],
             ).fetchone()  # fmt: skip
-        self._spaces[name] = VectorSpace(*row)
-        return self._spaces[name]
+        space = VectorSpace(*row)
+        self._spaces.update({name: space}, stamp)
+        return space
 
     def write_vectors(
         self, space: str, ids: Sequence[str], vectors: Any, hashes: Sequence[str] | None = None, batch_size: int = 5000

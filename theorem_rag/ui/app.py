@@ -76,21 +76,23 @@ class Handlers:
     """The app's event handlers over one search object and one chat model."""
 
     def __init__(self, search: Any, chat: Any, *, assistant_options: dict[str, Any] | None = None) -> None:
+        from theorem_rag.db.generation_cache import GenerationCache
+
         self.search, self.chat = search, chat
         self.assistant_options = assistant_options or {}
-        self._documents: dict[str, Document | None] = {}
-        self._documents_generation: int | None = None
+        self._documents: GenerationCache[str, Document | None] = GenerationCache()
         self._errors = _user_errors()
 
     def documents_for(self, hits: list[Hit]) -> dict[str, Document]:
         """Documents of the hits' statements, cached until the index's change marker moves (another process
         ingested, changed or removed documents): a miss is not remembered past that."""
-        generation = self.search.index_generation()
-        if generation != self._documents_generation:
-            self._documents, self._documents_generation = {}, generation
-        for doc_id in {h.theorem.doc_id for h in hits if h.theorem is not None} - set(self._documents):
-            self._documents[doc_id] = self.search.get_document(doc_id)
-        return {k: v for k, v in self._documents.items() if v is not None}
+        self._documents.advance(self.search.index_generation())
+        stamp = self._documents.stamp()  # before the reads: what they return is kept only if no move came between
+        known = self._documents.copy()
+        wanted = {h.theorem.doc_id for h in hits if h.theorem is not None} - set(known)
+        read = {doc_id: self.search.get_document(doc_id) for doc_id in wanted}
+        self._documents.update(read, stamp)
+        return {k: v for k, v in (known | read).items() if v is not None}
 
     def run_search(self, query: str, level: str = "Theorems", k: int = 10, sources: Any = None, kinds: Any = None,
                    papers: Any = None, categories: Any = None) -> tuple[str, str, str]:  # fmt: skip
