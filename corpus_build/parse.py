@@ -16,9 +16,9 @@ import re
 import shutil
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from corpus_build.adapters import Adapter, Unit, adapter_class
@@ -70,8 +70,11 @@ def _declarations(texts: dict[str, str]) -> tuple[dict, dict, dict]:
     return envs, macros, wrappers
 
 
-def _units(adapter: Adapter, texts: dict[str, str], envs: dict, rep: SourceReport, max_bytes: int) -> list[Unit]:
-    """Main files flattened with their includes, then every file no main file reached that holds statements."""
+def _units(
+    adapter: Adapter, texts: dict[str, str], envs: dict, rep: SourceReport, max_bytes: int, unread: set[str]
+) -> list[Unit]:
+    """Main files flattened with their includes, then every file no main file reached that holds statements; a
+    file that cannot be flattened goes to the report and to ``unread``."""
     root = adapter.tree.root
     units: list[Unit] = []
     reached: set[str] = set()
@@ -89,6 +92,7 @@ def _units(adapter: Adapter, texts: dict[str, str], envs: dict, rep: SourceRepor
             flat = flatten(root / rel, root, max_bytes=max_bytes)
         except BadFile as e:
             rep.fail(rel, str(e))
+            unread.add(rel)
             continue
         reached.update(flat.files)
         units.append(Unit(adapter.doc_id(rel), rel, flat))
@@ -137,13 +141,15 @@ class TreePlan:
     """One source tree read and split into documents: what :func:`finish_tree` needs once the jobs are parsed.
 
     ``own`` holds the statements an adapter reads itself (PlanetMath entries) with the seconds it took, by unit
-    index; ``jobs`` the LaTeX parse of every other unit, by unit index.
+    index; ``jobs`` the LaTeX parse of every other unit, by unit index; ``unread`` the files of the tree that
+    could not be read.
     """
 
     adapter: Adapter
     rep: SourceReport
     units: list[Unit]
     macros: dict
+    unread: set[str] = field(default_factory=set)
     own: dict[int, tuple[list, float]] = field(default_factory=dict)
     jobs: dict[int, UnitJob] = field(default_factory=dict)
 
@@ -154,7 +160,8 @@ def plan_tree(adapter: Adapter, rep: SourceReport, *, use_plastex: bool, max_byt
     texts = _read_texts(tree, rep, max_bytes)
     pm = adapter.source == "planetmath"
     envs, macros, wrappers = ({}, {}, {}) if pm else _declarations(texts)
-    plan = TreePlan(adapter, rep, _units(adapter, texts, envs, rep, max_bytes), macros)
+    unread = set(tree.files) - set(texts)
+    plan = TreePlan(adapter, rep, _units(adapter, texts, envs, rep, max_bytes, unread), macros, unread=unread)
     for i, unit in enumerate(plan.units):
         t0 = time.perf_counter()
         stmts = adapter.statements(unit)
@@ -163,6 +170,26 @@ def plan_tree(adapter: Adapter, rep: SourceReport, *, use_plastex: bool, max_byt
         else:
             plan.jobs[i] = UnitJob(unit.flat.text, envs, macros, wrappers, use_plastex, str(tree.root))
     return plan
+
+
+def _failed_files(plan: TreePlan, parsed: dict[int, Extraction]) -> dict[str, set[str]]:
+    """Per document id, the files of the tree this parse could not read statements from: a LaTeX file that could
+    not be read (on its own or included by one of the document's units), and every file a unit whose parse failed
+    reached."""
+    failed: dict[str, set[str]] = defaultdict(set)
+    for rel in plan.unread:
+        if rel.endswith((".tex", ".ltx")):
+            failed[plan.adapter.doc_id(rel)].add(rel)
+    for i, unit in enumerate(plan.units):
+        if i in parsed and parsed[i].parser == "failed":
+            failed[unit.doc_id].update(unit.flat.files)
+        failed[unit.doc_id].update(f for f, _ in unit.flat.problems if f in plan.unread)
+    return failed
+
+
+def _with_failed_files(doc: Document, files: set[str]) -> Document:
+    """``doc`` listing ``files`` in ``meta.failed_files``: ``index build`` keeps what the index holds of them."""
+    return replace(doc, meta={**doc.meta, "failed_files": sorted(files)}) if files else doc
 
 
 def finish_tree(plan: TreePlan, parsed: dict[int, Extraction]) -> tuple[list[Theorem], list[Document]]:
@@ -197,7 +224,8 @@ def finish_tree(plan: TreePlan, parsed: dict[int, Extraction]) -> tuple[list[The
         rep.found_by_parser[parser] += len(stmts)
         # Every document read is written, statements or none: its record tells `index build` that the statements
         # stored for it are all it has now (a document whose last statement was deleted loses the others too). A
-        # document whose parse failed says nothing about its statements and gets none from this unit.
+        # document whose parse failed says nothing about its statements and gets none from this unit (written from
+        # its other units, it lists the files not read in ``meta.failed_files``, whose statements a rebuild keeps).
         if parser != "failed" and unit.doc_id not in docs:
             docs[unit.doc_id] = adapter.document(unit)
         per_file: Counter = Counter()
@@ -209,7 +237,8 @@ def finish_tree(plan: TreePlan, parsed: dict[int, Extraction]) -> tuple[list[The
             per_file[key] += 1
     rep.statements_found += len(found)
     rep.documents += len(docs)
-    return found, list(docs.values())
+    failed = _failed_files(plan, parsed)
+    return found, [_with_failed_files(d, failed.get(doc_id, set())) for doc_id, d in docs.items()]
 
 
 def parse_tree(

@@ -62,11 +62,34 @@ def owning_documents(documents: Iterable[Document]) -> list[str]:
     return [d.id for d in documents]
 
 
+def failed_files(documents: Iterable[Document]) -> list[tuple[str, str]]:
+    """``(document id, file)`` for every file a document's records could not be read from (``meta.failed_files``,
+    written by ``corpus parse`` for a file it could not read or whose parse failed): the records say nothing of
+    what that file holds now, so the statements stored for it stay.
+
+    >>> failed_files([Document("book", "book", meta={"failed_files": ["ch2.tex"]}), Document("s", "s")])
+    [('book', 'ch2.tex')]
+    """
+    return [(d.id, f) for d in documents for f in d.meta.get("failed_files", ())]
+
+
+def prune_stale(store: Any, documents: Iterable[Document], keep_ids: Iterable[str]) -> int:
+    """Delete the statements stored for ``documents`` that are not in ``keep_ids`` (the records' statements),
+    except those of the files whose parse failed (:func:`failed_files`); their vectors go with them. Returns
+    #deleted. The local and the Ray build both prune with this.
+
+    >>> prune_stale(store, [book], [t.id for t in theorems])          # doctest: +SKIP
+    2
+    """
+    documents = list(documents)
+    return store.delete_stale(owning_documents(documents), list(keep_ids), failed_files(documents))
+
+
 def prune_documents(store: Any, documents: Iterable[Document]) -> IndexReport:
     """The build of records that hold documents but no statement (every paper of an arXiv folder withdrawn, the
     last statement of a file deleted): nothing to write or embed, but each document is upserted and every
     statement stored for it is removed, with its vectors in every space, as :func:`build_index` removes those a
-    document no longer holds. ``removed`` in the report says how many.
+    document no longer holds (but those of its files whose parse failed). ``removed`` in the report says how many.
 
     >>> prune_documents(store, [withdrawn_paper]).removed           # doctest: +SKIP
     3
@@ -75,7 +98,7 @@ def prune_documents(store: Any, documents: Iterable[Document]) -> IndexReport:
     report = IndexReport(space="", documents=len(documents))
     t0 = time.perf_counter()
     store.upsert_documents(documents)
-    report.removed = store.delete_stale(owning_documents(documents), [])
+    report.removed = prune_stale(store, documents, [])
     report.seconds["prune"] = time.perf_counter() - t0
     return report
 
@@ -161,8 +184,9 @@ def build_index(
 
     Every document in ``documents`` owns its statements: with ``prune``, those stored for it that ``theorems``
     no longer holds (deleted or moved in the source, a new version dropped them) are deleted with their vectors,
-    so a rebuild holds what a fresh build of the same records holds. Pass ``prune=False`` when ``theorems`` is
-    only part of a document's records (``--limit``).
+    so a rebuild holds what a fresh build of the same records holds; the statements of a file whose parse failed
+    (:func:`failed_files`) stay as they were. Pass ``prune=False`` when ``theorems`` is only part of a document's
+    records (``--limit``).
     """
     try:
         from llama_index.core.ingestion import IngestionPipeline
@@ -185,7 +209,7 @@ def build_index(
     counts = store.write_theorems(theorems)
     report.inserted, report.updated, report.unchanged = counts.inserted, counts.updated, counts.unchanged
     if prune:
-        report.removed = store.delete_stale(owning_documents(documents), [t.id for t in theorems])
+        report.removed = prune_stale(store, documents, [t.id for t in theorems])
     report.seconds["upsert"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()

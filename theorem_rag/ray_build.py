@@ -29,7 +29,7 @@ from typing import Any
 
 from corpus_build.ray_engine import init_ray
 from theorem_rag.embed_onnx import backend_for_space
-from theorem_rag.ingest import IndexReport, _check_maker, owning_documents, slogans_to_store
+from theorem_rag.ingest import IndexReport, _check_maker, prune_stale, slogans_to_store
 from theorem_rag.records import Document, Theorem
 
 STAGES = ("write", "slogans", "embed", "vectors")
@@ -284,7 +284,7 @@ def build_index_ray(
 
         t0 = time.perf_counter()
         if prune:
-            report.removed = store.delete_stale(owning_documents(documents), [t.id for t in theorems])
+            report.removed = prune_stale(store, documents, [t.id for t in theorems])
         report.seconds["prune"] = time.perf_counter() - t0
         if build_hnsw and (report.embedded or not store.has_index(space)):
             t0 = time.perf_counter()

@@ -368,17 +368,23 @@ class TheoremStore(SpaceOps, DenseOps, TextOps, ReadOps, SideTableOps, BulkOps, 
             ).rowcount
             return n
 
-    def delete_stale(self, doc_ids: Sequence[str], keep_ids: Sequence[str]) -> int:
+    def delete_stale(
+        self, doc_ids: Sequence[str], keep_ids: Sequence[str], keep_files: Sequence[tuple[str, str]] = ()
+    ) -> int:
         """Delete the statements of ``doc_ids`` whose id is not in ``keep_ids`` (a new version of a paper lost
-        them); their vectors go with them. Returns #deleted."""
+        them) and whose ``(doc_id, file)`` is not in ``keep_files`` (a file whose parse failed keeps what it had);
+        their vectors go with them. Returns #deleted."""
         if not doc_ids:
             return 0
+        kept_docs, kept_files = [d for d, _ in keep_files], [f for _, f in keep_files]
         with self.connection() as conn, conn.transaction():
             n = conn.execute(
-                sql.SQL("DELETE FROM {t} WHERE doc_id = ANY(%s) AND NOT (id = ANY(%s))").format(
-                    t=sql.Identifier(self.names.theorems)
-                ),
-                [list(doc_ids), list(keep_ids)],
+                sql.SQL(
+                    "DELETE FROM {t} AS t WHERE doc_id = ANY(%s) AND NOT (id = ANY(%s)) AND NOT EXISTS ("
+                    "SELECT 1 FROM unnest(%s::text[], %s::text[]) AS k(doc_id, file) "
+                    "WHERE k.doc_id = t.doc_id AND k.file = t.file)"
+                ).format(t=sql.Identifier(self.names.theorems)),
+                [list(doc_ids), list(keep_ids), kept_docs, kept_files],
             ).rowcount
             return n
 
