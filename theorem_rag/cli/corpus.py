@@ -1,13 +1,20 @@
-"""``theorem-rag corpus ...``: turn LaTeX sources into theorem records."""
+"""``theorem-rag corpus ...``: fetch the corpora, turn LaTeX sources into theorem records."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import click
+
+if TYPE_CHECKING:
+    from corpus_build.corpus_manifest import Manifest
 
 
 @click.group()
 def corpus() -> None:
-    """Parse LaTeX sources into theorem records."""
+    """Fetch the open corpora; parse LaTeX sources into theorem records."""
 
 
 @corpus.command("parse")
@@ -59,6 +66,93 @@ def parse(sources: tuple[str, ...], out_dir: str, fmt: str, no_plastex: bool, ma
         f"total: {totals['records_kept']} records, parsers {totals['kept_by_parser']}, "
         f"{totals['files_failed']} files failed; report in {out_dir}/report.md"
     )
+
+
+_MIRROR_HELP = ("Fetch from this URL or folder of bare repositories (<owner>/<name>.git) instead of "
+                "https://github.com.")  # fmt: skip
+_MANIFEST_HELP = "A manifest of your own (repositories, commits, files kept; the shipped one's format)."
+
+
+@corpus.command("fetch")
+@click.argument("names", nargs=-1)
+@click.option("--into", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder that receives one folder per corpus (default: <data dir>/corpora).")  # fmt: skip
+@click.option("--mirror", envvar="THEOREM_RAG_CORPUS_MIRROR", help=_MIRROR_HELP)
+@click.option("--manifest", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              envvar="THEOREM_RAG_CORPUS_MANIFEST", help=_MANIFEST_HELP)
+def fetch(names: tuple[str, ...], into: Path | None, mirror: str | None, manifest: Path | None) -> None:
+    """Fetch the open corpora NAME... (default: all but mathlib4) from their public git repositories at pinned
+    commits, text files only, laid out as ../shared/corpora; corpora already fetched and verified are skipped.
+
+    Example: theorem-rag corpus fetch stacks planetmath --into data/corpora
+    """
+    from corpus_build.fetch import fetch_corpora
+
+    with _fetch_errors():
+        fetched = fetch_corpora(names, into or _default_into(), mirror=mirror, manifest=_manifest(manifest),
+                                log=_log)  # fmt: skip
+    for f in fetched:
+        click.echo(f"{f.name}: {f.status}, {f.files} files in {f.path}")
+
+
+@corpus.command("locate-or-fetch")
+@click.argument("names", nargs=-1)
+@click.option("--corpora", type=click.Path(file_okay=False, path_type=Path), envvar="THEOREM_RAG_CORPORA",
+              help="Use this corpora folder as it is: no look-up, no fetch.")  # fmt: skip
+@click.option("--shared", type=click.Path(file_okay=False, path_type=Path), default=Path("../shared/corpora"),
+              show_default=True, help="Used when it holds every corpus named.")  # fmt: skip
+@click.option("--into", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to fetch otherwise (default: <data dir>/corpora).")  # fmt: skip
+@click.option("--mirror", envvar="THEOREM_RAG_CORPUS_MIRROR", help=_MIRROR_HELP)
+@click.option("--manifest", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              envvar="THEOREM_RAG_CORPUS_MANIFEST", help=_MANIFEST_HELP)
+def locate_or_fetch(names: tuple[str, ...], corpora: Path | None, shared: Path, into: Path | None,
+                    mirror: str | None, manifest: Path | None) -> None:  # fmt: skip
+    """Print the folder holding the corpora NAME...: --corpora, else --shared when it holds them all, else
+    --into after fetching them there (what the quickstart parses).
+
+    Example: theorem-rag corpus locate-or-fetch stacks planetmath
+    """
+    from corpus_build.fetch import locate_or_fetch as locate
+
+    if corpora is not None:
+        if not corpora.is_dir():
+            raise click.UsageError(f"--corpora / THEOREM_RAG_CORPORA: {corpora} is not a folder")
+        click.echo(corpora)
+        return
+    with _fetch_errors():
+        found = locate(names, shared, into or _default_into(), mirror=mirror, manifest=_manifest(manifest), log=_log)
+    click.echo(found)
+
+
+def _default_into() -> Path:
+    from theorem_rag.config import Settings
+
+    return Settings().data_dir / "corpora"
+
+
+def _manifest(path: Path | None) -> Manifest:
+    from corpus_build.corpus_manifest import load_manifest
+
+    return load_manifest(path)
+
+
+def _log(line: str) -> None:
+    click.echo(line, err=True)
+
+
+@contextmanager
+def _fetch_errors():
+    """A fetch that fails, or an unknown corpus name, ends the command with its message."""
+    from corpus_build.fetch import FetchError
+    from theorem_rag.errors import InputError
+
+    try:
+        yield
+    except FetchError as e:
+        raise click.ClickException(str(e)) from e
+    except InputError as e:
+        raise click.UsageError(str(e)) from e
 
 
 @corpus.command("lint")
