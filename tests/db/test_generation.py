@@ -8,10 +8,15 @@ and the app shows a document it had looked up before it existed.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
+import psycopg
 import pytest
 from db_helpers import DIM, DOCS, THEOREMS, text_vector
 
+from theorem_rag.db.names import Names
+from theorem_rag.db.schema import migrate
 from theorem_rag.db.store import TheoremStore
 from theorem_rag.ingest import build_index
 from theorem_rag.records import Document, Theorem
@@ -97,3 +102,64 @@ def test_the_apps_document_cache_forgets_a_miss_when_documents_change(store, pg_
     with TheoremStore(pg_dsn, table=table_prefix) as other:
         other.upsert_documents([PAPER])
     assert handlers.documents_for([hit]) == {"sag": PAPER}
+
+
+def _retitle_each(conn, names: Names, suffix: str) -> None:
+    """One transaction that changes every document, a statement each."""
+    with conn.transaction():
+        for d in DOCS:
+            conn.execute(f"UPDATE {names.documents} SET title = title || %s WHERE id = %s", [suffix, d.id])
+
+
+def test_a_transaction_moves_the_marker_once_however_many_of_its_statements_change_rows(store):
+    store.vector_space("toy", DIM)
+    start = store.generation()
+    store.upsert_documents(DOCS)  # one transaction, one statement per document
+    assert store.generation() == start + 1
+    with store.connection() as conn:
+        _retitle_each(conn, store.names, "!")
+        with conn.transaction():  # documents and spaces, rows changed by several statements
+            conn.execute(f"DELETE FROM {store.names.documents} WHERE id = %s", [DOCS[0].id])
+            conn.execute(f"UPDATE {store.names.spaces} SET model = 'other' WHERE name = 'toy'")
+            conn.execute(f"UPDATE {store.names.documents} SET year = 2000")
+    assert store.generation() == start + 3
+
+
+def test_builds_changing_different_documents_do_not_wait_for_each_other_on_the_marker(store, pg_dsn):
+    """Two builds, each inside its transaction, change different documents: the second does not wait for the
+    first's commit. When the marker moved per statement, the first build's write locked the marker's row until its
+    commit, so the second waited; had the first then written one of the second's documents, they deadlocked. The
+    lock timeout only turns that wait into an error: without a wait no timing can fail the test."""
+    store.upsert_documents(DOCS)
+    retitle = f"UPDATE {store.names.documents} SET title = %s WHERE id = %s"
+    start = store.generation()
+    with psycopg.connect(pg_dsn) as first, psycopg.connect(pg_dsn) as second:
+        first.execute(retitle, ["First", DOCS[0].id])
+        second.execute("SET lock_timeout = '2s'")
+        second.execute(retitle, ["Second", DOCS[1].id])
+        second.commit()
+        first.commit()
+    assert store.generation() == start + 2
+
+
+def test_an_index_of_schema_18_moves_its_marker_once_per_transaction_when_opened(pg_dsn, table_prefix):
+    n = Names(table_prefix)
+    marker = f"SELECT n FROM {n.generation}"
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        migrate(conn, table_prefix, target=18)
+        conn.cursor().executemany(f"INSERT INTO {n.documents} (id, source, title) VALUES (%s, %s, %s)",
+                                  [(d.id, d.source, d.title) for d in DOCS])  # fmt: skip
+        start = conn.execute(marker).fetchone()[0]
+        _retitle_each(conn, n, "!")
+        assert conn.execute(marker).fetchone()[0] == start + len(DOCS)  # schema 18: once per statement
+    with TheoremStore(pg_dsn, table=table_prefix) as store:  # opening it migrates
+        start = store.generation()
+        store.upsert_documents([replace(d, title=f"{d.title}?") for d in DOCS])
+        assert store.generation() == start + 1
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        triggers = conn.execute(
+            "SELECT tgrelid::regclass::text, tgname, tgdeferrable FROM pg_trigger "
+            "WHERE tgname LIKE 'trag_generation%%' AND tgrelid IN (%s::regclass, %s::regclass) ORDER BY 1, 2",
+            [n.documents, n.spaces]).fetchall()  # fmt: skip
+    assert triggers == [(t, g, g.endswith("at_commit")) for t in (n.documents, n.spaces)
+                        for g in ("trag_generation_at_commit", "trag_generation_truncate")]  # fmt: skip

@@ -4,10 +4,17 @@ A server keeps a few things between requests: each space's registration (its ind
 index of document titles that routes "the paper <title>" queries, the documents of the statements it showed. Another
 process can change each of them: ``index build`` ingests new papers or switches a space's index kind, ``index
 delete-source`` removes documents. Rather than re-read them on a timer, readers compare one number:
-``{prefix}_generation.n``, bumped by statement-level triggers on the documents and spaces tables in the transaction
-that changed them (so the new number is visible exactly when the change is). Reading it is one primary-key lookup
-per request (:meth:`GenerationOps.refresh`); when it moved, the store drops its caches, and a caller that caches
+``{prefix}_generation.n``, bumped by triggers on the documents and spaces tables in the transaction that changed
+them (so the new number is visible exactly when the change is). Reading it is one primary-key lookup per request
+(:meth:`GenerationOps.refresh`); when it moved, the store drops its caches, and a caller that caches
 (``TheoremSearch``, the app's handlers) drops its own when the number differs from the one it last saw.
+
+The counter moves once per transaction that changed a row, when the transaction commits (migration 22: a deferred
+constraint trigger per changed row, of which only the first bumps). Migration 18 bumped it at the end of every SQL
+statement that changed a row, one per document of an upsert: a writer then held the counter's row lock from its
+first document to its commit, so concurrent builds waited for each other's whole transaction, and a build that went
+on to write a document the waiting build had written deadlocked with it. Taken at commit, after every other row
+lock, it is held only while the transaction commits.
 
 A statement that changes no row (an upsert that finds every document unchanged, a space registered again) does not
 bump it.
@@ -20,6 +27,10 @@ from psycopg import Connection, sql
 from theorem_rag.db.names import Names
 
 TRIGGER = "trag_generation"
+# Migration 22's trigger on each watched table: one deferred firing per changed row, at commit.
+COMMIT_TRIGGER = f"{TRIGGER}_at_commit"
+# Migration 18's statement-level triggers that migration 22 replaces (its TRUNCATE trigger stays).
+_STATEMENT_TRIGGERS = [f"{TRIGGER}_{event}" for event in ("insert", "update", "delete")]
 
 
 def table(names: Names) -> str:
@@ -33,6 +44,15 @@ def table(names: Names) -> str:
 
 def function_name(names: Names) -> str:
     return f"{names.prefix}_bump_generation"
+
+
+def _setting(names: Names) -> str:
+    """The transaction-local setting that records that this transaction has bumped the counter already.
+
+    >>> _setting(Names("theorems"))
+    'theorem_rag.generation_bumped_theorems'
+    """
+    return f"theorem_rag.generation_bumped_{names.prefix}"
 
 
 def migration(names: Names) -> list[sql.Composed]:
@@ -62,6 +82,31 @@ def migration(names: Names) -> list[sql.Composed]:
     return steps
 
 
+def per_transaction(names: Names) -> list[sql.Composed]:
+    """Migration 22: the counter bumped once per transaction, at commit, instead of per statement.
+
+    Constraint triggers can only be row-level, so each changed row queues one deferred firing; the first to run
+    bumps the counter and sets a transaction-local setting that the rest return on (a savepoint rolled back undoes
+    both together). ``TRUNCATE`` keeps migration 18's statement-level trigger, which now calls the same function."""
+    g, f, flag = sql.Identifier(table(names)), sql.Identifier(function_name(names)), sql.Literal(_setting(names))
+    steps = [
+        sql.SQL(
+            "CREATE OR REPLACE FUNCTION {f}() RETURNS trigger LANGUAGE plpgsql AS $trag$ BEGIN "
+            "IF current_setting({flag}, true) IS DISTINCT FROM 'on' THEN "
+            "PERFORM set_config({flag}, 'on', true); UPDATE {g} SET n = n + 1 WHERE id = 1; END IF; "
+            "RETURN NULL; END $trag$"
+        ).format(f=f, g=g, flag=flag),
+    ]
+    for watched in map(sql.Identifier, (names.documents, names.spaces)):
+        drop = sql.SQL("DROP TRIGGER IF EXISTS {n} ON {t}")
+        steps += [drop.format(n=sql.Identifier(n), t=watched) for n in [*_STATEMENT_TRIGGERS, COMMIT_TRIGGER]]
+        steps.append(sql.SQL(
+            "CREATE CONSTRAINT TRIGGER {n} AFTER INSERT OR UPDATE OR DELETE ON {t} DEFERRABLE INITIALLY DEFERRED "
+            "FOR EACH ROW EXECUTE FUNCTION {f}()"
+        ).format(n=sql.Identifier(COMMIT_TRIGGER), t=watched, f=f))  # fmt: skip
+    return steps
+
+
 class GenerationOps:
     """The change marker's reads; the host class provides ``names``, ``connection()`` and the caches it drops
     (``_spaces``, a :class:`~theorem_rag.db.generation_cache.GenerationCache` that also records the marker it last
@@ -88,4 +133,4 @@ class GenerationOps:
         return now
 
 
-__all__ = ["GenerationOps", "function_name", "migration", "table"]
+__all__ = ["GenerationOps", "function_name", "migration", "per_transaction", "table"]

@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 21]
+[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 21, 22]
 """
 
 from __future__ import annotations
@@ -315,6 +315,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (17, "documents: a GIN index on meta->'categories' (the category filter)", _v17),
     (18, "generation: a change marker bumped by any change of documents or spaces", generation.migration),
     (21, "theorems: a partial index of meta->>'legacy_id' (look-ups by an old positional id)", legacy_ids.migration),
+    (22, "generation: bumped once per transaction, at commit (was: per changed statement)", generation.per_transaction),
 ]
 LATEST = max(version for version, _, _ in MIGRATIONS)  # numbers are reserved ahead and may land in any order
 
