@@ -110,3 +110,48 @@ def test_without_queries_the_panel_of_the_eval_dir_is_scored(corpus):
     mrr = data["results"]["bm25-latex"]["research_dev"]["theorem"]["mrr@20"]
     assert f"| bm25-latex | {mrr:.3f} | 1.000 |" in table
     assert "panel rule, bm25-text against bm25-latex: passes" in result.output
+
+
+def _papers_folder(root, paper, body):
+    """A folder of papers in the layout of ../shared/corpora/papers: MANIFEST.jsonl and one paper with one lemma."""
+    (root / paper).mkdir(parents=True)
+    (root / paper / "main.tex").write_text(
+        "\\documentclass{article}\\newtheorem{lemma}{Lemma}\\begin{document}"
+        f"\\begin{{lemma}}\\label{{lem:a}}{body}\\end{{lemma}}\\end{{document}}\n")
+    (root / "MANIFEST.jsonl").write_text(json.dumps(
+        {"id": paper, "title": "A paper", "main_file": f"{paper}/main.tex", "path_in_repo": paper,
+         "license": "CC-BY-4.0"}) + "\n")
+
+
+def test_a_query_set_with_its_own_sources_adds_them_for_the_run(corpus, monkeypatch):
+    """unseen_dev.jsonl beside unseen/ (papers in no index): the panel parses unseen/ once, scores the set with its
+    statements in the corpus, leaves the records folder as it was; a set with no answer in the corpus is skipped
+    out loud, not scored as zeros."""
+    tmp, records, queries = corpus
+    monkeypatch.setenv("THEOREM_RAG_DATA_DIR", str(tmp / "data"))
+    panel = tmp / "panel"
+    _papers_folder(panel / "unseen", "new-paper", "Every widget is a gadget.")
+    (panel / "unseen_dev.jsonl").write_text(
+        json.dumps({"id": "u1", "query": "widgets are gadgets", "relevant": ["new-paper:lem:a"]}) + "\n")
+    (panel / "lean_dev.jsonl").write_text(
+        json.dumps({"id": "l1", "query": "two le prime", "relevant": ["mathlib:Nat.Prime.two_le"]}) + "\n")
+    (panel / "research_dev.jsonl").write_text(queries.read_text())
+    before = (records / "theorems.jsonl").read_text()
+    out = tmp / "out"
+    result = run("--eval-dir", panel, "--records", records, "--out", out, "--no-plots")
+    assert result.exit_code == 0, result.output
+    data = json.loads((out / "results.json").read_text())
+    assert set(data["results"]["bm25-latex"]) == {"research_dev", "unseen_dev"}
+    assert data["results"]["bm25-latex"]["unseen_dev"]["theorem"]["mrr@20"] == 1.0
+    assert "lean_dev: skipped, none of its 1 queries has an answer in the corpus" in result.output
+    assert "| config | research_dev MRR@20 | unseen_dev MRR@20 |" in (out / "results.md").read_text()
+    assert (records / "theorems.jsonl").read_text() == before
+    cached = list((tmp / "data" / "eval-corpora").iterdir())
+    assert [p.name.split("-")[0] for p in cached] == ["unseen"]
+    # parsed once: a second run reuses the cache; a changed source is parsed again
+    assert run("--eval-dir", panel, "--records", records, "--out", out, "--no-plots").exit_code == 0
+    assert len(list((tmp / "data" / "eval-corpora").iterdir())) == 1
+    (panel / "unseen" / "new-paper" / "main.tex").write_text(
+        (panel / "unseen" / "new-paper" / "main.tex").read_text().replace("gadget", "gizmo"))
+    assert run("--eval-dir", panel, "--records", records, "--out", out, "--no-plots").exit_code == 0
+    assert len(list((tmp / "data" / "eval-corpora").iterdir())) == 2

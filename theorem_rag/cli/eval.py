@@ -13,6 +13,32 @@ def _split(values: tuple[str, ...]) -> list[str]:
     return [v.strip() for value in values for v in value.split(",") if v.strip()]
 
 
+def _set_corpora(query_files: tuple[Path, ...], cache_dir: Path) -> list[Path]:
+    """The records of the sources that query sets bring beside them (parsed once, cached under ``cache_dir``)."""
+    from theorem_rag.eval.set_corpora import parsed_records, set_corpus
+
+    folders = list(dict.fromkeys(f for f in map(set_corpus, query_files) if f is not None))
+    out = []
+    for folder in folders:
+        click.echo(f"{folder}: its statements join the corpus for this run only", err=True)
+        out.append(parsed_records(folder, cache_dir))
+    return out
+
+
+def _answerable(query_sets: dict, corpus_ids: set[str]) -> dict:
+    """``query_sets`` less the sets none of whose answers is in the corpus (said out loud, with how to add them)."""
+    kept = {}
+    for name, queries in query_sets.items():
+        if any(set(q.relevant) & corpus_ids for q in queries):
+            kept[name] = queries
+        else:
+            click.echo(f"{name}: skipped, none of its {len(queries)} queries has an answer in the corpus evaluated "
+                       "(index its sources, or pass them with --extra-records)", err=True)  # fmt: skip
+    if not kept:
+        raise click.ClickException("no query set has an answer in the corpus evaluated")
+    return kept
+
+
 @click.command("eval")
 @click.option(
     "--queries", "query_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -27,8 +53,9 @@ def _split(values: tuple[str, ...]) -> list[str]:
 @click.option("--k", "ks", multiple=True, type=click.IntRange(min=1), help="Cut-offs; default 1, 5, 10, 20.")
 @click.option("--records", type=click.Path(file_okay=False, path_type=Path), default=Path("data/records"),
               envvar="THEOREM_RAG_RECORDS", show_default=True, help="Folder with theorems.jsonl (+ documents.jsonl).")
-@click.option("--extra-records", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Theorem records (JSON Lines) added to the evaluated corpus for this run only.")
+@click.option("--extra-records", multiple=True, type=click.Path(exists=True, path_type=Path),
+              help="Theorem records (a JSON Lines file or a records folder) added to the evaluated corpus for this "
+              "run only. A query set with its own sources beside it (unseen_dev.jsonl and unseen/) adds them itself.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("eval-results"),
               show_default=True, help="Folder for results.json, results.md and the plots.")
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Draw the Hit@k and Recall@k curves.")
@@ -65,6 +92,7 @@ def eval_command(query_files, eval_dir, configs, ks, records, extra_records, out
     names = list(dict.fromkeys(_split(configs)))
     if baseline and baseline not in names:
         raise click.UsageError(f"--baseline {baseline} is not one of the configurations evaluated ({', '.join(names)})")
+    settings = Settings()
     try:
         specs = [registry.config_spec(n) for n in names]
         query_sets = {}
@@ -74,14 +102,14 @@ def eval_command(query_files, eval_dir, configs, ks, records, extra_records, out
                 raise click.UsageError(f"two query files are both named {name!r}")
             query_sets[name] = load_queries(path)[:limit]
         context = registry.load_context(records)
+        extra_records = (*extra_records, *_set_corpora(query_files, settings.data_dir / "eval-corpora"))
         extras = [t for path in extra_records for t in read_records(path).theorems]
         # Query sets written against the old positional ids of unlabelled statements score the same statements.
         aliases = legacy_aliases(context.theorems + extras)
         query_sets = {name: resolve_ids(queries, aliases) for name, queries in query_sets.items()}
     except (InputError, FileNotFoundError) as e:
         raise click.ClickException(str(e)) from e
-
-    settings = Settings()
+    query_sets = _answerable(query_sets, {t.id for t in context.theorems} | {t.id for t in extras})
     if any(spec.needs_index for spec in specs):
         from theorem_rag.eval.index_configs import EvalIndex
 

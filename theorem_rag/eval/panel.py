@@ -3,8 +3,9 @@ model change must pass on it (no set may drop by more than ``TOLERANCE``). Pure.
 
 A query set is judged by what it tests: Stacks slogans (a summary in words) by Hit@20, PlanetMath synonyms (a
 name) by Hit@1, proof references (many right answers) by Recall@20, the probes (one per query pattern) by Hit@1,
-research queries (a mathematician describing one result of a paper) by MRR@20. A set the table does not name is
-judged by Hit@20.
+research queries (a mathematician describing one result of a paper) by MRR@20, on the indexed papers
+(``research_dev``) and on papers in no index and no training (``unseen_dev``, added for the run). A set the table
+does not name is judged by Hit@20.
 
 >>> primary_of("research_dev"), primary_of("my_queries")
 ('mrr@20', 'hit@20')
@@ -24,6 +25,7 @@ PRIMARY = {
     "stacks_proof_refs": "recall@20",
     "dev_probes": "hit@1",
     "research_dev": "mrr@20",
+    "unseen_dev": "mrr@20",
 }
 DEFAULT_PRIMARY = "hit@20"
 # A change ships only if no dev set's primary metric falls by more than this (side by side, one index, one run).
