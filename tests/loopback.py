@@ -48,14 +48,16 @@ def assert_kept_alive(port: int, path: str, idle: float) -> None:
 
 
 @contextmanager
-def serving(app, *, lifespan: str = "off") -> Iterator[str]:
+def serving(app, *, lifespan: str = "off", **options) -> Iterator[str]:
     """Run the ASGI ``app`` with uvicorn in a thread on a free loopback port; yield its base URL; stop it after.
 
-    ``lifespan="on"`` for apps that start work in their lifespan (the MCP server's session manager).
+    ``lifespan="on"`` for apps that start work in their lifespan (the MCP server's session manager); ``options``
+    are more ``uvicorn.Config`` arguments (the trusted proxies of ``uvicorn_proxy_options``).
     """
     import uvicorn
 
-    config = uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning", lifespan=lifespan)
+    config = uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning", lifespan=lifespan,
+                            **options)  # fmt: skip
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

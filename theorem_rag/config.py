@@ -151,8 +151,9 @@ class Settings(BaseSettings):
     rate_limit_burst: int = Field(60, ge=1, description="Requests a client may send at once before the rate applies.")
     forwarded_allow_ips: str = Field(
         "127.0.0.1,::1", description="Reverse proxies whose X-Forwarded-For names the client (addresses or networks, "
-        "comma separated, or '*'); the rate limit counts per that client. '' trusts none: every client is its "
-        "connection's address (theorem_rag.guards.proxy).",
+        "comma separated): the rightmost address in it that is not one of them; the rate limit counts per that "
+        "client (an IPv6 one per /64). '' trusts none: every client is its connection's address. '*' and networks "
+        "wider than /8 (IPv6: /7) are refused (theorem_rag.guards.proxy).",
     )
     search_threads: int = Field(4, ge=1, description="Searches a server process runs at once (about the pool size).")
     search_queue: int = Field(

@@ -1,5 +1,6 @@
-"""The shared server guards: token buckets (exact arithmetic on a hand-driven clock), the API key rule, and both
-ASGI middlewares on a real uvicorn server on loopback (a two-route Starlette app: no database, no model)."""
+"""The shared server guards: token buckets (exact arithmetic on a hand-driven clock), the API key rule, the trusted
+proxies, and both ASGI middlewares on a real uvicorn server on loopback (a two-route Starlette app: no database, no
+model)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 
 from loopback import serving
 from theorem_rag.guards.apikey import RequireApiKey, check_bind, is_loopback, key_matches, presented_key
-from theorem_rag.guards.ratelimit import RateLimit, RateLimiter, TokenBucket
+from theorem_rag.guards.proxy import trusted_proxies, uvicorn_proxy_options
+from theorem_rag.guards.ratelimit import RateLimit, RateLimiter, TokenBucket, client_address
 
 
 class Clock:
@@ -31,17 +33,69 @@ def test_token_bucket_refills_at_its_rate_up_to_its_capacity():
 
 def test_rate_limiter_keeps_one_bucket_per_client_and_forgets_full_ones():
     clock = Clock()
-    limiter = RateLimiter(per_minute=30, burst=2, clock=clock, prune_above=3)  # one token every 2 s
+    limiter = RateLimiter(per_minute=30, burst=2, clock=clock)  # one token every 2 s
     assert [limiter.take("a") for _ in range(3)] == [0.0, 0.0, 2.0]
     assert limiter.take("b") == 0.0 and limiter.take("c") == 0.0 and len(limiter) == 3
     clock.now = 2.0  # a has one token back; b and c are full again
     assert limiter.take("a") == 0.0 and limiter.take("a") == 2.0
-    limiter.take("d")  # over prune_above: the full buckets (b, c) go, a (empty) and d stay
+    limiter.take("d")  # a new client: the full buckets (b, c) go, a (empty) and d stay
     assert len(limiter) == 2 and limiter.take("b") == 0.0
     with pytest.raises(ValueError, match="must be positive, got -1 a minute"):
         RateLimiter(per_minute=-1, burst=1)
     with pytest.raises(ValueError, match="burst must be at least 1"):
         RateLimiter(per_minute=60, burst=0)
+
+
+def test_forgetting_refilled_buckets_costs_a_few_looks_per_request(monkeypatch):
+    """Past 10,000 clients active at once, each new client used to look at every bucket under the lock (work
+    quadratic in the clients); now only the least recently used are looked at, each forgotten at most once, and a
+    cap bounds the memory even when every client is active."""
+    looked = []
+    full = TokenBucket.full
+    monkeypatch.setattr(TokenBucket, "full", lambda bucket, now: looked.append(now) or full(bucket, now))
+    clock = Clock()
+    limiter = RateLimiter(per_minute=60, burst=2, clock=clock)  # refilled 2 s after its last request
+    clients = [f"10.{i // 65536}.{i // 256 % 256}.{i % 256}" for i in range(10_500)]
+    assert {limiter.take(c) for c in clients} == {0.0} and len(limiter) == len(clients)
+    assert len(looked) <= 2 * len(clients)  # the old scan: about 5 million looks
+    clock.now = 2.0
+    limiter.take("10.255.0.1")
+    assert len(limiter) == 1  # every refilled bucket forgotten by the next new client
+    capped = RateLimiter(per_minute=60, burst=2, clock=clock, max_clients=100)
+    for c in clients[:150]:
+        capped.take(c)
+    assert len(capped) == 100  # the least recently seen forgotten, the latest kept with what they took:
+    assert capped.take(clients[149]) == 0.0 and capped.take(clients[149]) == 1.0
+
+
+def test_a_client_behind_a_trusted_proxy_cannot_name_itself():
+    """'*' and networks that hold the clients are refused (under '*' uvicorn believes the leftmost X-Forwarded-For
+    entry, which the client writes: a fresh bucket per request). With the proxy named, the client is the rightmost
+    address the proxy appended; addresses the client prepends change nothing."""
+    for wide in ("*", "10.0.0.5, *", "0.0.0.0/0", "::/0", "0.0.0.0/1", "::ffff:0:0/96", "::/7"):
+        with pytest.raises(ValueError, match=r"would trust every client to name itself in X-Forwarded-For .* name "
+                           r"the reverse proxies instead, e\.g\. 10\.0\.0\.5"):  # fmt: skip
+            uvicorn_proxy_options(wide)
+    assert trusted_proxies("10.0.0.0/8, fc00::/7, ::ffff:10.0.0.0/104") == ["10.0.0.0/8", "fc00::/7",
+                                                                            "::ffff:10.0.0.0/104"]  # fmt: skip
+    with serving(_toy_app(per_minute=6, burst=2, clock=Clock()), **uvicorn_proxy_options("127.0.0.2")) as url, \
+            _client(url, "127.0.0.2") as proxy, _client(url) as stranger:
+        said = [proxy.get("/hello", headers={"X-Forwarded-For": f"198.51.100.{i}, 203.0.113.9"}) for i in range(3)]
+        assert [(r.status_code, r.text) for r in said[:2]] == [(200, "hello 203.0.113.9")] * 2
+        assert said[2].status_code == 429  # one client, one bucket, whatever it wrote before its address
+        assert stranger.get("/hello", headers={"X-Forwarded-For": "203.0.113.7"}).text == "hello 127.0.0.1"
+
+
+def test_an_ipv6_client_is_one_client_per_64():
+    """An IPv6 host is handed a whole /64: one bucket per address in it was a fresh bucket per request."""
+    assert client_address({"client": ("::ffff:203.0.113.9", 0)}) == "203.0.113.9"  # IPv4 on a dual-stack socket
+    with serving(_toy_app(per_minute=6, burst=1, clock=Clock()), **uvicorn_proxy_options("127.0.0.2")) as url, \
+            _client(url, "127.0.0.2") as proxy:  # fmt: skip
+        def status(address: str) -> int:
+            return proxy.get("/hello", headers={"X-Forwarded-For": address}).status_code
+
+        assert [status("2001:db8:1:2::1"), status("2001:db8:1:2::2"), status("2001:db8:1:2:ffff::3")] == [200, 429, 429]
+        assert status("2001:db8:1:3::1") == 200  # the next /64 is another client
 
 
 def test_api_key_helpers_and_the_loopback_rule():

@@ -4,8 +4,8 @@ Both start on the embedded defaults (the same database and index as ``theorem-ra
 ``THEOREM_RAG_*`` environment. The API key is read from ``THEOREM_RAG_API_KEY`` only, never from a flag (a flag
 would show in the process list) and never logged; both servers require it when it is set, and refuse to listen
 beyond loopback without one (``--auth-by-proxy``: a reverse proxy in front checks access). Per-client rate limits
-apply to both over HTTP, the client being the address in ``X-Forwarded-For`` on connections from a trusted proxy
-(``--forwarded-allow-ips``) and the connection's address otherwise.
+apply to both over HTTP, the client being the rightmost address in ``X-Forwarded-For`` that is not a trusted proxy
+on connections from one (``--forwarded-allow-ips``; ``*`` is refused) and the connection's address otherwise.
 
 Both answer through one :class:`~theorem_rag.serving.service.SearchService` per process: ``--search-threads``
 searches run at once, ``--search-queue`` more wait (their queries embedded together meanwhile), each at most
@@ -44,8 +44,9 @@ rate_options = [
     click.option("--rate-burst", "rate_limit_burst", type=click.IntRange(min=1),
                  help="Requests a client may send at once. [default: THEOREM_RAG_RATE_LIMIT_BURST or 60]"),
     click.option("--forwarded-allow-ips",
-                 help="Reverse proxies (addresses or networks, comma separated, or '*') whose X-Forwarded-For "
-                 "names the client that the rate limit counts; '' trusts none. [default: "
+                 help="Reverse proxies (addresses or networks, comma separated) whose X-Forwarded-For names the "
+                 "client that the rate limit counts: the rightmost address in it that is not one of them; '' trusts "
+                 "none; '*' and networks wider than /8 (IPv6: /7) are refused. [default: "
                  "THEOREM_RAG_FORWARDED_ALLOW_IPS or 127.0.0.1,::1]"),
     click.option(PROXY_AUTH_FLAG, "auth_by_proxy", is_flag=True,
                  help="Listen beyond loopback without THEOREM_RAG_API_KEY: a reverse proxy in front checks who may "

@@ -1,9 +1,13 @@
 """Per-client rate limits: a token bucket per client, as plain ASGI middleware for the REST and MCP HTTP servers.
 
-Each client (its address, as the server sees it) owns a bucket of ``burst`` tokens that refills at ``per_minute``
-tokens a minute; a request takes one token, and a request that finds the bucket empty gets ``429`` with a JSON
-error and ``Retry-After`` (whole seconds until a token is back). Buckets that have refilled are forgotten, so
-memory stays bounded by the clients active in the last ``burst / rate`` seconds.
+Each client owns a bucket of ``burst`` tokens that refills at ``per_minute`` tokens a minute; a request takes one
+token, and a request that finds the bucket empty gets ``429`` with a JSON error and ``Retry-After`` (whole seconds
+until a token is back). A client is its address as the server sees it, an IPv6 one by its /64: a host or a home
+line is handed a whole /64 (or more), and one bucket per address in it would be a fresh bucket per request.
+
+Buckets that have refilled are forgotten, oldest first, a few at each new client (amortised constant work under
+the lock), so memory stays bounded by the clients active in the last ``burst / rate`` seconds; past
+``max_clients`` of those the least recently seen is forgotten even so (it starts again with a full bucket).
 
 Behind a reverse proxy every request comes from the proxy's address: the servers take the client's address from
 ``X-Forwarded-For`` on connections from the proxies they trust (``--forwarded-allow-ips``,
@@ -18,10 +22,12 @@ Behind a reverse proxy every request comes from the proxy's address: the servers
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import math
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Collection
 from typing import Any
 
@@ -67,15 +73,15 @@ class RateLimiter:
     """
 
     def __init__(self, per_minute: float, burst: int, *, clock: Callable[[], float] = time.monotonic,
-                 prune_above: int = 10_000) -> None:  # fmt: skip
+                 max_clients: int = 100_000) -> None:  # fmt: skip
         if per_minute <= 0:
             raise ValueError(f"the rate limit must be positive, got {per_minute:g} a minute (servers take 0 to mean: "
                              "no limiter at all)")  # fmt: skip
         if burst < 1:
             raise ValueError(f"burst must be at least 1, got {burst}")
         self.rate, self.burst, self.clock = per_minute / 60.0, burst, clock
-        self.prune_above = prune_above
-        self._buckets: dict[str, TokenBucket] = {}
+        self.max_clients = max_clients
+        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()  # least recently used first
         self._lock = threading.Lock()
 
     def take(self, key: str) -> float:
@@ -84,24 +90,46 @@ class RateLimiter:
         with self._lock:
             bucket = self._buckets.get(key)
             if bucket is None:
-                if len(self._buckets) >= self.prune_above:
-                    self._prune(now)
+                self._forget(now)
                 bucket = self._buckets[key] = TokenBucket(self.rate, self.burst, now)
+            else:
+                self._buckets.move_to_end(key)
             return bucket.take(now)
 
-    def _prune(self, now: float) -> None:
-        # A full bucket is the same as no bucket: dropping it changes nobody's limit.
-        for key in [k for k, b in self._buckets.items() if b.full(now)]:
-            del self._buckets[key]
+    def _forget(self, now: float) -> None:
+        # A full bucket is the same as no bucket: dropping it changes nobody's limit. Only the least recently used
+        # are looked at: each is dropped at most once, so the work per call is constant on average, and a bucket
+        # untouched for burst / rate seconds is full, so the ones kept were all used within that time.
+        buckets = self._buckets
+        while buckets and (len(buckets) >= self.max_clients or next(iter(buckets.values())).full(now)):
+            buckets.popitem(last=False)
 
     def __len__(self) -> int:
         return len(self._buckets)
 
 
+def client_key(host: str) -> str:
+    """The rate-limit key of a client address: an IPv6 address by its /64 network, an IPv4 one (IPv4-mapped IPv6
+    too) as itself, anything else (not an address) as it is.
+
+    >>> client_key("2001:db8:1:2:aaaa::1"), client_key("::ffff:10.0.0.1"), client_key("10.0.0.1")
+    ('2001:db8:1:2::/64', '10.0.0.1', '10.0.0.1')
+    """
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if address.version == 4:
+        return str(address)
+    if address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(ipaddress.IPv6Network((int(address), 64), strict=False))
+
+
 def client_address(scope: dict[str, Any]) -> str:
-    """The client key of an ASGI request: its address (``"local"`` for a unix socket, which has none)."""
+    """The client key of an ASGI request: its address by :func:`client_key` (``"local"`` for a unix socket)."""
     client = scope.get("client")
-    return str(client[0]) if client else "local"
+    return client_key(str(client[0])) if client else "local"
 
 
 class RateLimit:

@@ -9,7 +9,8 @@ served surface:
   without a key it refuses to listen beyond loopback, unless ``proxy_auth`` (``--auth-by-proxy``).
 - ``rate_limit_per_minute`` / ``rate_limit_burst``: a token bucket per client for the app's actions (every request
   but ``GET``/``HEAD``/``OPTIONS``: searches, questions, votes, logins), never for the page and its assets; the
-  client is the address in ``X-Forwarded-For`` on connections from ``forwarded_allow_ips``.
+  client is the rightmost address in ``X-Forwarded-For`` that is not a trusted proxy, on connections from
+  ``forwarded_allow_ips`` (:mod:`theorem_rag.guards.proxy`; ``*`` is refused), an IPv6 one by its /64.
 - ``max_body_bytes``: a larger request is refused (413) before it is read.
 - Searches go through :class:`~theorem_rag.serving.service.SearchService` (:class:`GuardedHandlers`): at most
   ``search_threads`` run and ``search_queue`` wait, each under ``request_timeout``, past which its PostgreSQL
