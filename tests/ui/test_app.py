@@ -95,7 +95,7 @@ class OneReplyChat:
     def __init__(self, reply: str) -> None:
         self.reply, self.prompts = reply, []
 
-    def stream(self, messages, *, max_tokens=512, temperature=0.2, prefix=""):
+    def stream(self, messages, *, max_tokens=512, temperature=0.2, prefix="", cancelled=None):
         self.prompts.append(messages)
         yield "ANSWER" if len(self.prompts) == 1 else self.reply
 

@@ -30,7 +30,7 @@ class ScriptedChat:
 
     label, is_small_offline, supports_prefix = "scripted", False, False
 
-    def stream(self, messages, *, max_tokens=512, temperature=0.2, prefix=""):
+    def stream(self, messages, *, max_tokens=512, temperature=0.2, prefix="", cancelled=None):
         yield "By [1], yes."
 
 

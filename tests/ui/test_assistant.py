@@ -38,7 +38,7 @@ class ScriptedChat:
         self.replies, self.is_small_offline, self.supports_prefix, self.fail = list(replies), small, small, fail
         self.prompts = []
 
-    def stream(self, messages, *, max_tokens=512, temperature=0.2, prefix=""):
+    def stream(self, messages, *, max_tokens=512, temperature=0.2, prefix="", cancelled=None):
         self.prompts.append((messages, prefix))
         reply = self.replies.pop(0)
         for word in reply.split(" "):

@@ -47,6 +47,19 @@ def test_local_model_stops_past_its_time_limit_and_on_overflow(smol):
         list(smol.stream([{"role": "user", "content": "ring " * 3000}], max_tokens=20))
 
 
+@pytest.mark.models
+def test_local_model_stops_when_cancelled_and_answers_the_next_reply(smol):
+    pieces = []
+    reply = smol.stream([{"role": "user", "content": "Count from one to fifty in words."}], max_tokens=60,
+                        temperature=0.0, cancelled=lambda: len(pieces) >= 3)  # fmt: skip
+    with pytest.raises(ChatError, match="cancelled"):
+        for piece in reply:
+            pieces.append(piece)
+    assert len(pieces) == 3
+    # The model is free and its context usable: the next reply is whole.
+    assert "".join(smol.stream([{"role": "user", "content": "What is 2+2? Answer briefly."}], max_tokens=12)).strip()
+
+
 def test_unreachable_litellm_model_raises_a_readable_error():
     chat = LiteLLMChat("openai/gpt-4o-mini", f"http://127.0.0.1:{free_port()}/v1", timeout=5, max_retries=0)
     with pytest.raises(ChatError, match="openai/gpt-4o-mini failed"):

@@ -2,7 +2,9 @@
 
 The event loop stops waiting at the deadline and asks PostgreSQL to cancel the queries the call has running
 (:class:`~theorem_rag.db.cancel.CancelScope`); the worker thread then fails at its next database step instead of
-running on, and its result is dropped. A call still queued for a worker when the deadline passes starts nothing.
+running on, and its result is dropped. A chat model generating in the call asks the same scope before each token
+(the app's assistant: ``step_cancelled``) and stops, freeing the model for the next turn. A call still queued for a
+worker when the deadline passes starts nothing.
 
 >>> import anyio
 >>> anyio.run(lambda: call_with_deadline(sum, [1, 2, 3], deadline=anyio.current_time() + 5))

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from theorem_rag.chat_models import ChatError
+from theorem_rag.db.cancel import current_scope
 from theorem_rag.errors import InputError
 from theorem_rag.records import Hit
 from theorem_rag.slogans.latex_text import prompt_text
@@ -224,6 +225,18 @@ def answer_messages(question: str, sources: Sequence[Hit], history: Sequence[dic
     return [{"role": "system", "content": system}, *history[-4:], {"role": "user", "content": question}]
 
 
+def step_cancelled() -> bool:
+    """Whether the call running the turn's current step was cancelled: a server runs each step under a deadline
+    (:func:`~theorem_rag.serving.deadline.call_with_deadline`), and past it the model must stop generating too, not
+    only the database queries.
+
+    >>> step_cancelled()
+    False
+    """
+    scope = current_scope()
+    return scope is not None and scope.cancelled
+
+
 def plan_messages(question: str, sources: Sequence[Hit], searched: Sequence[str]) -> list[dict[str, str]]:
     done = "\n".join(f"- {q}" for q in searched)
     user = f"Question: {question}\n\nSearches run:\n{done}\n\nStatements found:\n{context_block(sources, 300)}"
@@ -280,7 +293,7 @@ class Assistant:
             if small or round_ + 1 >= self.max_rounds or len(self.sources) >= self.max_sources:
                 return
             plan = plan_messages(question, self.sources, searched)
-            reply = "".join(self.chat.stream(plan, max_tokens=80, temperature=0.0))
+            reply = "".join(self.chat.stream(plan, max_tokens=80, temperature=0.0, cancelled=step_cancelled))
             queries = [q for q in parse_search_requests(reply) if q.lower() not in (s.lower() for s in searched)]
             if not queries:
                 return
@@ -289,7 +302,8 @@ class Assistant:
         """Yield ``search`` events, then ``token`` events as the answer streams, then one ``done`` event.
 
         Errors from search (``InputError``, ``IndexNotBuilt``, ``StoreUnavailable``) propagate before any answer;
-        a :class:`~theorem_rag.chat_models.ChatError` mid-answer ends the turn with ``Answer.error`` set.
+        a :class:`~theorem_rag.chat_models.ChatError` mid-answer ends the turn with ``Answer.error`` set. So does a
+        cancelled step (:func:`step_cancelled`): the model stops at its next token, or stops waiting for its turn.
         """
         question = (question or "").strip()
         if not question:
@@ -308,7 +322,8 @@ class Assistant:
         try:
             proof = any(step.kind == "premises" for step in steps)
             messages = answer_messages(question, sources, history, self.statement_chars, proof=proof)
-            for piece in self.chat.stream(messages, max_tokens=self.max_tokens, prefix=prefix):
+            for piece in self.chat.stream(messages, max_tokens=self.max_tokens, prefix=prefix,
+                                          cancelled=step_cancelled):  # fmt: skip
                 text += piece
                 yield Event("token", text=piece)
         except ChatError as err:
