@@ -1,8 +1,8 @@
 """The probe table per pattern, before (``hybrid-plain``) and after (``hybrid``), from a ``theorem-rag eval`` run.
 
-Query ids of the probe set are ``<pattern>-<n>``; this groups the per-query ranks of results.json by pattern and
-writes benchmarks/results/probes/probe_table.{json,md}. The nonsense line comes from calibration.json (the share of
-nonsense queries whose first result is not confident).
+Query ids of the probe set are ``<pattern>-<n>``; this groups the run's per-query ranks (``per_query.jsonl``, beside
+its results.json) by pattern and writes benchmarks/results/probes/probe_table.{json,md}. The nonsense line comes from
+calibration.json (the share of nonsense queries whose first result is not confident).
 
     THEOREM_RAG_DATA_DIR=/work/data/qu theorem-rag eval --records /work/main/data/records --no-plots \\
         --queries benchmarks/probes/dev_probes.jsonl --config hybrid-plain,hybrid --out benchmarks/results/probes/eval
@@ -26,9 +26,9 @@ PATTERNS = {
 }  # fmt: skip
 
 
-def table(results: dict) -> dict:
+def table(per_query: list[dict]) -> dict:
     rows: dict = defaultdict(lambda: defaultdict(list))
-    for q in results["per_query"]:
+    for q in per_query:
         pattern = q["query_id"].rsplit("-", 1)[0]
         rows[q["config"]][pattern].append(q["rank"])
         rows[q["config"]]["all"].append(q["rank"])
@@ -44,7 +44,8 @@ def table(results: dict) -> dict:
 
 def main() -> None:
     results = json.loads(Path(sys.argv[1]).read_text())
-    t = table(results)
+    per_query = Path(sys.argv[1]).with_name("per_query.jsonl").read_text().splitlines()
+    t = table([json.loads(line) for line in per_query])
     before, after = t.get("hybrid-plain", {}), t.get("hybrid", {})
     calib_path = OUT / "calibration.json"
     nonsense = json.loads(calib_path.read_text())["nonsense"] if calib_path.exists() else None

@@ -51,7 +51,10 @@ def test_eval_writes_json_markdown_and_plot(corpus):
     assert scores["n"] == 3 and data["ks"] == [1, 2]
     assert scores["theorem"]["hit@1"] == pytest.approx(2 / 3)
     assert scores["paper"]["hit@1"] == pytest.approx(2 / 3)
-    assert {q["query_id"]: q["rank"] for q in data["per_query"]} == {"q1": 1, "q2": 1, "q3": None}
+    # The per-query ranks sit beside the scores, in a file result folders do not commit (.gitignore).
+    assert "per_query" not in data
+    rows = [json.loads(line) for line in (out / "per_query.jsonl").read_text().splitlines()]
+    assert {q["query_id"]: q["rank"] for q in rows} == {"q1": 1, "q2": 1, "q3": None}
     assert (out / "results.md").read_text().startswith("### dev")
     assert (out / "hit_at_k.png").read_bytes()[:4] == (out / "recall_at_k.png").read_bytes()[:4] == b"\x89PNG"
 

@@ -57,7 +57,7 @@ def _answerable(query_sets: dict, corpus_ids: set[str]) -> dict:
               help="Theorem records (a JSON Lines file or a records folder) added to the evaluated corpus for this "
               "run only. A query set with its own sources beside it (unseen_dev.jsonl and unseen/) adds them itself.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("eval-results"),
-              show_default=True, help="Folder for results.json, results.md and the plots.")
+              show_default=True, help="Folder for results.json, results.md, per_query.jsonl and the plots.")
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Draw the Hit@k and Recall@k curves.")
 @click.option("--embedding-map", type=click.IntRange(min=0), default=0, show_default=True,
               help="Also embed a sample of this many statements and draw the 2-D map (needs [models]); 0: off.")

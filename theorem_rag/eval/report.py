@@ -7,6 +7,7 @@ then latency. The heading gives n and how many queries have relevant ids missing
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,10 +77,19 @@ def sweep_markdown(rows: list[SweepRow]) -> str:
 
 
 def write_report(result: EvalResult, out_dir: str | Path, per_query: bool = True) -> dict[str, Path]:
-    """Write ``results.json`` (with per-query ranks unless told otherwise) and ``results.md`` into ``out_dir``."""
+    """Write ``results.json`` (the scores), ``results.md`` and, unless told otherwise, ``per_query.jsonl`` (one line
+    per configuration and query: where its answer ranked) into ``out_dir``.
+
+    The per-query ranks are a file of their own because they are large and a rerun of the command makes them again:
+    result folders commit the scores and the Markdown, and ``.gitignore`` leaves ``per_query.jsonl`` out.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / "results.json", "markdown": out / "results.md"}
-    paths["json"].write_text(json.dumps(result.to_json(per_query=per_query), indent=1) + "\n", encoding="utf-8")
+    paths["json"].write_text(json.dumps(result.to_json(), indent=1) + "\n", encoding="utf-8")
     paths["markdown"].write_text(markdown_report(result), encoding="utf-8")
+    if per_query:
+        paths["per_query"] = out / "per_query.jsonl"
+        rows = (json.dumps(asdict(q)) + "\n" for q in result.per_query)
+        paths["per_query"].write_text("".join(rows), encoding="utf-8")
     return paths
