@@ -11,7 +11,7 @@ MCP a "busy" tool error) is counted apart from errors, with its own latency, and
 Before and after, side by side: ``--variant before=/tmp/serve-before --variant after=.`` runs each variant's
 server from that checkout (PYTHONPATH) and alternates the variants for every client count and round, so both see
 the same machine load. Prints throughput, latency p50/p95/p99, refusals and errors; saves JSON and a Markdown
-table to benchmarks/results/.
+table as ``api_load_<date>/api_load_<date>_<time>.{json,md}`` under benchmarks/results/ (``--out``: another folder).
 
 ``--profile`` first times, in this process, where one query's time goes (embedding vs database) over the same
 index, single-threaded.
@@ -430,9 +430,10 @@ def main() -> None:
                 except subprocess.TimeoutExpired:
                     proc.kill()
     result["load_avg_after"] = os.getloadavg()
-    out = Path(args.out)
+    stamp = time.strftime("%Y%m%d_%H%M%S")
+    out = Path(args.out) / f"api_load_{stamp[:8]}"  # one folder per day
     out.mkdir(parents=True, exist_ok=True)
-    stem = out / f"api_load_{time.strftime('%Y%m%d_%H%M%S')}"
+    stem = out / f"api_load_{stamp}"
     stem.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")
     stem.with_suffix(".md").write_text(markdown(result))
     print(f"saved {stem}.json and .md")

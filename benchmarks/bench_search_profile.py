@@ -13,7 +13,8 @@ index (a schema migration must not touch the other copy); the rounds alternate b
         --tree after=.:/work/data/after --rounds 2
 
 Each (tree, round) runs in its own process with ``PYTHONPATH=<tree>`` and ``THEOREM_RAG_DATA_DIR=<data>``;
-results go to ``benchmarks/results/search_profile_<stamp>.{json,md}`` (``--results`` names another folder).
+results go to ``benchmarks/results/search_profile_<date>/search_profile_<date>_<time>.{json,md}`` (``--results``
+names another folder in place of ``benchmarks/results``).
 """
 
 from __future__ import annotations
@@ -201,7 +202,7 @@ def run_driver(args: argparse.Namespace) -> None:
     labels = list(records)
     if len(labels) >= 2:
         report["agreement"] = {f"{labels[0]} vs {lb}": agreement(records[labels[0]], records[lb]) for lb in labels[1:]}
-    results = Path(args.results)
+    results = Path(args.results) / f"search_profile_{stamp[:8]}"  # one folder per day
     results.mkdir(parents=True, exist_ok=True)
     (results / f"search_profile_{stamp}.json").write_text(json.dumps(report, indent=1) + "\n")
     (results / f"search_profile_{stamp}.md").write_text(markdown(report))

@@ -40,7 +40,7 @@ def test_text_sql_ab_compares_the_library_sql_with_itself(tiny_index: Path):
 def test_bench_search_profile(tiny: Path, tiny_index: Path, tmp_path: Path):
     run(f"{B}/bench_search_profile.py", "--tree", f"now={ROOT}:{tiny_index}", "--eval-dir", tiny / "eval",
         "--results", tmp_path)
-    (report,) = tmp_path.glob("search_profile_*.json")
+    (report,) = tmp_path.glob("search_profile_*/search_profile_*.json")  # a folder per day
     summary = json.loads(report.read_text())["summary"]["now"]
     assert set(summary) == {"dense", "hybrid"}
     assert summary["hybrid"]["stages"]["text_sql"]["p50"] > 0
@@ -65,7 +65,7 @@ def test_bench_recall_on_a_synthetic_space():
 def test_bench_api_load_rest_and_mcp(tiny: Path, tiny_index: Path, tmp_path: Path):
     run(f"{B}/bench_api_load.py", "--protocol", "rest", "mcp", "--clients", "2", "--seconds", "2", "--queries",
         tiny / "eval" / "stacks_slogans_dev.jsonl", "--out", tmp_path, THEOREM_RAG_DATA_DIR=str(tiny_index))
-    (report,) = tmp_path.glob("api_load_*.json")
+    (report,) = tmp_path.glob("api_load_*/api_load_*.json")  # a folder per day
     runs = json.loads(report.read_text())["runs"]
     assert sorted(r["protocol"] for r in runs) == ["mcp", "rest"]
     assert all(r["requests"] > 0 and r["errors"] == 0 for r in runs)

@@ -1,4 +1,4 @@
-"""python benchmarks/results/load_python/tsv_micro.py DATA_DIR   (the DATA_DIR phase_cpu.py loaded)"""
+"""python benchmarks/experiments/2026-12-02-bulk-load-ab/tsv_micro.py DATA_DIR   (the DATA_DIR phase_cpu.py loaded)"""
 import sys, time
 from pathlib import Path
 REPO = Path(__file__).resolve().parents[3]

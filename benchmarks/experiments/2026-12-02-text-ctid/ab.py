@@ -1,7 +1,7 @@
 """The long full-text query with the second read by primary key (before) or by ctid (now), alternating per query,
 on the long dev queries (k=50, 3 rounds): time and whether the rows are identical.
 
-    THEOREM_RAG_DATA_DIR=<a built index> python benchmarks/results/text_ctid/ab.py
+    THEOREM_RAG_DATA_DIR=<a built index> python benchmarks/experiments/2026-12-02-text-ctid/ab.py
 """
 import sys
 from pathlib import Path

@@ -1,6 +1,6 @@
 """A/B of textual variants of the long full-text query on the real text table (issue 13, 2026-12-02).
 
-    THEOREM_RAG_DATA_DIR=<index> python benchmarks/results/ef_search/text_sql_ab.py
+    THEOREM_RAG_DATA_DIR=<index> python benchmarks/experiments/2026-12-02-ef-search/text_sql_ab.py
 
 The 102 long queries of the profile set, k=50, 5 rounds, the variants' order rotated per query; "now" is the query
 as it was (numeric IDF share, every vector copied once per candidate); the others rewrite its text. Compares the

@@ -2,7 +2,7 @@
 row: LaTeX, proof, metadata, vector) and over a copy holding only what the query reads (id, doc_id, source, kind,
 name, synonyms, tsv; about 0.7 kB a row), alternating per query; the long dev queries, k=50, 3 rounds.
 
-    THEOREM_RAG_DATA_DIR=<a built index> python benchmarks/results/text_narrow/ab.py
+    THEOREM_RAG_DATA_DIR=<a built index> python benchmarks/experiments/2026-12-02-text-narrow/ab.py
 
 Creates the copy (`zz_text_narrow`, with the same GIN and name indexes) in that index's database and drops it at
 the end. A measurement of the idea only: nothing in the library reads such a table.

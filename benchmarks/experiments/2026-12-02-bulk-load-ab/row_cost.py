@@ -1,7 +1,7 @@
 """Python time per statement of what the bulk load sends (``sqltext.theorem_row``, its content hash, psycopg's COPY
 text), for the code of TREE, over one 20k batch of the synthetic corpus made from the index in SEED_DATA_DIR.
 
-    python benchmarks/results/load_python/row_cost.py TREE SEED_DATA_DIR
+    python benchmarks/experiments/2026-12-02-bulk-load-ab/row_cost.py TREE SEED_DATA_DIR
 """
 import sys
 import time

@@ -1,6 +1,6 @@
 """Backend CPU per row of each write of a bulk load, one connection, batches of 20k (after 2 warm-up batches).
 
-    python benchmarks/results/load_python/phase_cpu.py SEED_DATA_DIR DATA_DIR   (DATA_DIR is deleted first)
+    python benchmarks/experiments/2026-12-02-bulk-load-ab/phase_cpu.py SEED_DATA_DIR DATA_DIR   (DATA_DIR is deleted first)
 """
 import shutil, sys, time
 from pathlib import Path

@@ -1,7 +1,7 @@
 """Embedding throughput of the base model's int8 ONNX export reading at most 256 tokens (its own limit) against 128
 (``embed_max_tokens``), side by side on the same texts: the slogans of every 7th statement of an index.
 
-    python benchmarks/results/embed_tokens/embed_ab.py DATA_DIR ONNX_CACHE [ROUNDS]
+    python benchmarks/experiments/2026-12-04-embed-tokens/embed_ab.py DATA_DIR ONNX_CACHE [ROUNDS]
 
 Each limit's export is built (and its first batch run) before any timing; then the limits alternate, ROUNDS times.
 """

@@ -5,7 +5,7 @@ default TOAST threshold (tt_default) and rows kept whole up to 8,160 bytes (tt_i
     CREATE TABLE tt_inline (LIKE theorems_text) WITH (toast_tuple_target = 8160); INSERT INTO tt_inline SELECT * FROM theorems_text;
     CREATE INDEX ON tt_default USING gin (tsv); CREATE INDEX ON tt_inline USING gin (tsv); VACUUM ANALYZE tt_default, tt_inline;
 
-then ``THEOREM_RAG_DATA_DIR=<index> python benchmarks/results/text_inline/share_parts.py`` (drop the copies after)."""
+then ``THEOREM_RAG_DATA_DIR=<index> python benchmarks/experiments/2026-12-02-text-inline/share_parts.py`` (drop the copies after)."""
 import sys, time, statistics
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))

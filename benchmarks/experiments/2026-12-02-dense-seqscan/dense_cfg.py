@@ -1,7 +1,7 @@
 """Dense SQL alone on an index's space, per (pool, ef_search, sequential scans allowed): p50 ms and Recall@20
 against the exact scan, 40 Stacks slogan queries, each configuration twice.
 
-    THEOREM_RAG_DATA_DIR=<index> python benchmarks/results/dense_seqscan/dense_cfg.py
+    THEOREM_RAG_DATA_DIR=<index> python benchmarks/experiments/2026-12-02-dense-seqscan/dense_cfg.py
 """
 
 import json

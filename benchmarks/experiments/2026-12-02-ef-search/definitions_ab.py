@@ -1,7 +1,7 @@
 """A/B of the definition look-up SQL (issue 13, 2026-12-02): the code before (alias by the full-text index) and now (by the alias index),
 alternating per look-up on one connection; the 60 first PlanetMath synonym queries, as query understanding routes them.
 
-    THEOREM_RAG_DATA_DIR=<index> python benchmarks/results/ef_search/definitions_ab.py <tree of the code before> [rounds]
+    THEOREM_RAG_DATA_DIR=<index> python benchmarks/experiments/2026-12-02-ef-search/definitions_ab.py <tree of the code before> [rounds]
 
 Opening the index with this code applies its migrations first (the alias index, migration 15).
 """

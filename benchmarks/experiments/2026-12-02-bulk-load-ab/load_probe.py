@@ -2,7 +2,7 @@
 wrote to temporary files and to the WAL, and the database's size after it (issue 10, 2026-12-05).
 
     ALTERS="ALTER TABLE T. ALTER COLUMN formula_keys SET STORAGE EXTERNAL" \\
-        python benchmarks/results/load_toast/load_probe.py TREE N WRITERS DATA_DIR SEED_DATA_DIR [k=v,k=v]
+        python benchmarks/experiments/2026-12-02-bulk-load-ab/load_probe.py TREE N WRITERS DATA_DIR SEED_DATA_DIR [k=v,k=v]
 
 ``ALTERS``: statements (``;``-separated) run after the migrations, ``T.`` standing for the statements table; the
 last argument: server settings (``work_mem=256MB``). DATA_DIR is deleted first.

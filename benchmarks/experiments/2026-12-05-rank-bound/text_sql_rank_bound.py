@@ -18,7 +18,7 @@ from theorem_rag.filters import Filters
 from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens
 from theorem_rag.search import TheoremSearch
 
-EVAL = Path(__file__).resolve().parents[5] / "shared" / "eval"
+EVAL = Path(__file__).resolve().parents[4] / "shared" / "eval"
 
 search = TheoremSearch.from_settings()
 store = search.retriever.store

@@ -2,7 +2,7 @@
 the statements table) against schema 14's (the vector computed by the statement trigger into the narrow text
 table), in one throwaway server, alternating; secondary indexes dropped as the bulk load drops them.
 
-    python benchmarks/results/text_narrow/copy_ab.py RECORDS_DIR N_RECORDS ROUNDS old,new [N_ROWS]
+    python benchmarks/experiments/2026-12-02-text-narrow/copy_ab.py RECORDS_DIR N_RECORDS ROUNDS old,new [N_ROWS]
 
 N_ROWS > N_RECORDS repeats the records under new ids. Schema 13's trigger functions are rebuilt from the same
 pieces its migration wrote (the lexicon from the statements' transition table, then the counts).

@@ -1,6 +1,6 @@
 """Backend CPU of COPYing 20k new statement rows into the 100k-row index of a bulk load, in a transaction rolled back.
 
-    python benchmarks/results/load_python/copy_parts2.py DATA_DIR   (the DATA_DIR phase_cpu.py loaded)
+    python benchmarks/experiments/2026-12-02-bulk-load-ab/copy_parts2.py DATA_DIR   (the DATA_DIR phase_cpu.py loaded)
 """
 import sys, io
 from pathlib import Path

@@ -1,7 +1,7 @@
 """The int8 ONNX model exported with the model's attention traced as PyTorch's fused attention (``sdpa``, the export
 before 2026-12-05) and as plain products (``eager``, since), timed on the same texts, alternating which goes first.
 
-    python benchmarks/results/onnx_eager/export_ab.py RECORDS [N] [MODEL]
+    python benchmarks/experiments/2026-12-05-onnx-eager/export_ab.py RECORDS [N] [MODEL]
 
 RECORDS: a records folder (data/records); N statements sampled (their offline slogans, as a build embeds them).
 """
