@@ -53,7 +53,7 @@ class BuggySearch:
     def __init__(self, real) -> None:
         self.real = real
 
-    def search(self, *args, **kwargs):
+    def results(self, *args, **kwargs):  # what the servers search with
         raise ValueError(self.SECRET)
 
     def __getattr__(self, name):

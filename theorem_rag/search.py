@@ -13,19 +13,31 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from theorem_rag.config import Settings
 from theorem_rag.errors import InputError
+from theorem_rag.query_understanding import QueryPlan
 from theorem_rag.records import Document, Hit, Neighbours, PaperHit, Theorem
 
 log = logging.getLogger(__name__)
 
+H = TypeVar("H", Hit, PaperHit)
+
 
 class IndexNotBuilt(RuntimeError):
     """The vector space searched has no vectors yet: run ``theorem-rag index build`` first."""
+
+
+@dataclass(frozen=True)
+class Results(Generic[H]):
+    """One query's ranked statements (or papers), best first, with the plan the search read in the query: what
+    :meth:`TheoremSearch.assess` explains them with, so the query is read once."""
+
+    hits: list[H]
+    plan: QueryPlan
 
 
 def _filters(
@@ -197,19 +209,30 @@ class TheoremSearch:
     ) -> list[list[Hit]]:
         """Ranked hits (with theorem records and slogans) for each query, best first; ``categories`` keeps arXiv
         papers listed in any of them (primary or cross-list)."""
-        return self._rank_each(self.retriever, queries, k, _filters(sources, kinds, papers, year_min, year_max,
-                                                                   categories))  # fmt: skip
+        return [r.hits for r in self._rank_each(self.retriever, queries, k, _filters(sources, kinds, papers, year_min,
+                                                                                   year_max, categories))]  # fmt: skip
 
     def _rank_each(self, retriever: Any, texts: Sequence[str], k: int | None,
-                   filters: dict[str, Any]) -> list[list[Hit]]:
-        """Each text ranked by ``retriever``: what :meth:`search_batch` and :meth:`premises_batch` share."""
+                   filters: dict[str, Any]) -> list[Results[Hit]]:
+        """Each text ranked by ``retriever``, with its plan: what :meth:`search_batch`, :meth:`premises_batch` and
+        :meth:`results` share."""
         k = self._check_k(k)
         self._check_built()
-        return [retriever.search(t, k=k, filters=filters) for t in texts]
+        return [Results(retriever.search(plan, k=k, filters=filters), plan) for plan in map(retriever.plan, texts)]
 
     def search(self, query: str, k: int | None = None, **filters: Any) -> list[Hit]:
         """Ranked hits for one query; keyword filters as in :meth:`search_batch`."""
         return self.search_batch([query], k, **filters)[0]
+
+    def results(self, query: str, k: int | None = None, **filters: Any) -> Results[Hit]:
+        """The hits of :meth:`search` for one query with the plan the search read in it, which :meth:`assess`
+        explains them with; keyword filters as in :meth:`search_batch`.
+
+        >>> found = search.results("CRT", k=3)                     # doctest: +SKIP
+        >>> search.assess("CRT", found.hits, found.plan).notes      # doctest: +SKIP
+        ('CRT = Chinese remainder theorem',)
+        """
+        return self._rank_each(self.retriever, [query], k, _filters(**_filter_kwargs(filters)))[0]
 
     def premise_retriever(self) -> Any:
         """The retriever :meth:`premises` ranks with: this search's in ``mode="premises"`` (premise-embedded query
@@ -236,8 +259,8 @@ class TheoremSearch:
         >>> [h.theorem_id for h in search.premises_batch(["stacks:0D09"], k=3)[0]]   # doctest: +SKIP
         ['stacks:08TM', ...]
         """
-        return self._rank_each(self.premise_retriever(), statements, k,
-                               _filters(sources, kinds, papers, year_min, year_max, categories))
+        return [r.hits for r in self._rank_each(self.premise_retriever(), statements, k,
+                                                _filters(sources, kinds, papers, year_min, year_max, categories))]
 
     def premises(self, statement: str, k: int | None = None, **filters: Any) -> list[Hit]:
         """The results a proof of one statement (or goal, or statement id) is likely to use; see
@@ -264,28 +287,38 @@ class TheoremSearch:
 
     def search_papers(self, query: str, k: int | None = None, **filters: Any) -> list[PaperHit]:
         """Paper-level results: documents ranked by their best matching statements."""
+        return self.paper_results(query, k, **filters).hits
+
+    def paper_results(self, query: str, k: int | None = None, **filters: Any) -> Results[PaperHit]:
+        """The papers of :meth:`search_papers` for one query with the plan the search read in it (as
+        :meth:`results`)."""
         k = self._check_k(k)
         self._check_built()
-        return self.retriever.search_papers(query, k=k, filters=_filters(**_filter_kwargs(filters)))
+        chosen = _filters(**_filter_kwargs(filters))
+        plan = self.retriever.plan(query)
+        return Results(self.retriever.search_papers(plan, k=k, filters=chosen), plan)
 
-    def assess(self, query: str, hits: Sequence[Hit | PaperHit]) -> Any:
+    def assess(self, query: str, hits: Sequence[Hit | PaperHit], plan: QueryPlan | None = None) -> Any:
         """How close a match ``hits`` (a result of :meth:`search` or :meth:`search_papers` for ``query``) is: an
         :class:`~theorem_rag.query_understanding.confidence.Assessment` with ``confident``, the first hit's
         calibrated ``confidence``, a plain message and suggestions when nothing matches well (a statement name
         close to the query by trigram similarity among them), and what query understanding did (``notes``).
+        ``plan``: the one the search read (:meth:`results`), so the query is not read again.
 
         >>> search.assess("asdfghjkl", search.search("asdfghjkl")).confident   # doctest: +SKIP
         False
         """
         from theorem_rag.query_understanding import understand
         from theorem_rag.query_understanding.confidence import assess
+        from theorem_rag.retrieval.routing import close_name
 
-        plan = understand(query)
+        if plan is None or not self.retriever.understand:
+            # A search without query understanding read the query as it stands: say what the rules read in it.
+            plan = understand(query)
         confidences = [_confidence(h) for h in hits]
         suggestion = None
         if not assess(confidences).confident and not plan.formula:
-            close = self.store.similar_names(plan.text, k=1)
-            suggestion = close[0][0] if close and close[0][0].lower() != plan.text.lower() else None
+            suggestion = close_name(self.store, plan.text)
         return assess(confidences, did_you_mean=suggestion, notes=plan.notes)
 
     def get_theorem(self, theorem_id: str) -> Hit | None:

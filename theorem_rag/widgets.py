@@ -90,16 +90,18 @@ class SearchWidget:
         ``uses:ID`` and ``used-by:ID`` list the statements a proof cites or whose proofs cite ``ID``."""
         self.query.value = query
         graph = graph_query(query)
+        plan = None
         if graph:
             self.hits = self.search.graph_search(*graph, self.k.value)[0]
         else:
             categories = [c.strip() for c in self.categories.value.split(",") if c.strip()]
-            self.hits = self.search.search(query, self.k.value, sources=list(self.sources.value) or None,
-                                           kinds=list(self.kinds.value) or None, categories=categories or None)
+            found = self.search.results(query, self.k.value, sources=list(self.sources.value) or None,
+                                        kinds=list(self.kinds.value) or None, categories=categories or None)
+            self.hits, plan = found.hits, found.plan
         counts = self.search.used_by_counts([h.theorem_id for h in self.hits])
         self.choice.options = [(f"{h.rank}. {h.theorem_id}", i) for i, h in enumerate(self.hits)]
         self.choice.value = 0 if self.hits else None
-        self.assessment = None if graph else self.search.assess(query, self.hits)
+        self.assessment = None if graph else self.search.assess(query, self.hits, plan)
         notice = _no_match_notice(self.assessment) if self.assessment is not None else ""
         self.results.value = notice + ("".join(hit_html(h, counts.get(h.theorem_id)) for h in self.hits)
                                        or "<p>no results</p>")

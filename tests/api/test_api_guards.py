@@ -27,7 +27,7 @@ def test_a_request_past_its_deadline_is_503_and_its_query_is_cancelled(integ):
 
     from theorem_rag.api.app import create_app
 
-    slow = SlowSearch(integ[0])
+    slow = SlowSearch(integ[0], slow=("results",))  # what the servers search with
     with serving(create_app(slow, request_timeout=1)) as url, httpx.Client(base_url=url, timeout=60) as c:
         r = c.get("/search", params={"q": "ring"})
         assert r.status_code == 503 and r.headers["retry-after"] == "5"
@@ -74,7 +74,7 @@ def test_health_is_cached_single_flight_and_counts_only(integ):
 def test_health_answers_while_every_search_thread_is_busy(integ):
     from theorem_rag.api.app import create_app
 
-    slow = SlowSearch(integ[0])
+    slow = SlowSearch(integ[0], slow=("results",))  # what the servers search with
     with serving(create_app(slow, search_threads=1, request_timeout=10)) as url, \
             httpx.Client(base_url=url, timeout=60) as c, ThreadPoolExecutor(1) as pool:  # fmt: skip
         stuck = pool.submit(c.get, "/search", params={"q": "ring"})

@@ -80,7 +80,8 @@ def test_concurrent_requests_share_one_model_call(integ):
 
 
 class HeldSearch:
-    """The real search, whose ``search`` waits until ``release`` is set (so requests pile up deterministically)."""
+    """The real search, whose ``results`` (what the servers search with) waits until ``release`` is set (so requests
+    pile up deterministically)."""
 
     def __init__(self, search) -> None:
         self.inner = search
@@ -90,10 +91,10 @@ class HeldSearch:
     def __getattr__(self, name):
         return getattr(self.inner, name)
 
-    def search(self, *args, **kwargs):
+    def results(self, *args, **kwargs):
         self.started += 1
         assert self.release.wait(60), "never released"
-        return self.inner.search(*args, **kwargs)
+        return self.inner.results(*args, **kwargs)
 
 
 def _wait_for(condition, what: str) -> None:

@@ -57,11 +57,8 @@ def search(query, k, sources, kinds, papers, categories, paper_level, premises, 
             _print_hits(results)
         return
     try:
-        if paper_level:
-            results = engine.search_papers(query, k, **filters)
-        else:
-            results = engine.search(query, k, **filters)
-        assessment = engine.assess(query, results)
+        found = (engine.paper_results if paper_level else engine.results)(query, k, **filters)
+        results, assessment = found.hits, engine.assess(query, found.hits, found.plan)
     except (InputError, IndexNotBuilt, StoreUnavailable) as e:
         raise click.ClickException(str(e)) from e
     if as_json:

@@ -203,10 +203,25 @@ class TheoremRetriever(BaseRetriever):
         base = {"callback_manager": self.callback_manager, "verbose": self._verbose}
         return TheoremRetriever(self.store, self.embed_model, space, **{**base, **self.options(), **overrides})
 
-    def search(self, query: str, k: int | None = None, filters: Filters | Mapping[str, Any] | None = None) -> list[Hit]:
-        """Hits (with theorem records) for a query string; ``filters`` replace the retriever's default filters."""
+    def plan(self, query: str) -> QueryPlan:
+        """The query checked (:func:`~theorem_rag.query.validate_query`) and read once: the :class:`QueryPlan` of
+        query understanding when this retriever understands queries, else the query as it stands (a premise query
+        always). :meth:`search` takes it in place of the query, so a caller that needs it too reads it only once.
+
+        >>> retriever.plan("CRT").variants   # doctest: +SKIP
+        ('Chinese remainder theorem',)
+        """
         text = validate_query(query, self.max_query_chars)
-        return self._ranked(text, None, k or self.k, self._filters(filters))
+        return understand(text) if self.understand and not self.premises else QueryPlan(original=text, text=text)
+
+    def search(self, query: str | QueryPlan, k: int | None = None,
+               filters: Filters | Mapping[str, Any] | None = None) -> list[Hit]:  # fmt: skip
+        """Hits (with theorem records) for a query string or its :meth:`plan`; ``filters`` replace the retriever's
+        default filters."""
+        return self._ranked(self._planned(query), None, k or self.k, self._filters(filters))
+
+    def _planned(self, query: str | QueryPlan) -> QueryPlan:
+        return query if isinstance(query, QueryPlan) else self.plan(query)
 
     @property
     def premises(self) -> bool:
@@ -228,22 +243,24 @@ class TheoremRetriever(BaseRetriever):
         """Filters given for one call replace the retriever's default ones."""
         return Filters.from_mapping(filters) if filters is not None else self.filters
 
-    def _ranked(self, text: str, embedding: list[float] | None, k: int, filters: Filters) -> list[Hit]:
+    def _ranked(self, plan: QueryPlan, embedding: list[float] | None, k: int, filters: Filters) -> list[Hit]:
         """The final ranking: the fused candidates, reranked when a reranker is set, cut to ``k`` (in premises
         mode, after leaving the statement itself out)."""
+        text = plan.original
         exclude: frozenset[str] = frozenset()
         head: PremiseHead | None = None
         if self.premises:
             text, exclude = self._premise_query(text)
+            plan = QueryPlan(original=text, text=text)
             embedding = None  # a caller's vector is a search query's, not a premise query's
             head = self._fitted_head()
         depth = k + len(exclude) + 1 if self.premises else k
         if head is not None:
             depth = max(depth, TEXT_DEPTH + len(exclude) + 1)
         if self.reranker is None:
-            hits = self._search(text, embedding, depth, filters)
+            hits = self._search(plan, embedding, depth, filters)
         else:
-            hits = self._search(text, embedding, max(depth, min(3 * k, self.rerank_depth)), filters)
+            hits = self._search(plan, embedding, max(depth, min(3 * k, self.rerank_depth)), filters)
             hits = self._rerank(text, hits)
         if self.premises:
             kept = without_statement(hits, text, exclude)
@@ -257,7 +274,7 @@ class TheoremRetriever(BaseRetriever):
                              depth: int = TEXT_DEPTH) -> tuple[list[Hit], list[Hit]]:  # fmt: skip
         """What the premise head starts from: the text ranking of a premise query (the retriever's filters, no head)
         before and after the statement (``exclude``, or the query's own text) is left out."""
-        hits = self._search(text, None, depth + len(exclude) + 1, self.filters)
+        hits = self._search(QueryPlan(original=text, text=text), None, depth + len(exclude) + 1, self.filters)
         return hits, without_statement(hits, text, exclude)
 
     def _fitted_head(self) -> PremiseHead | None:
@@ -300,9 +317,9 @@ class TheoremRetriever(BaseRetriever):
             replace(by_id[n.node.node_id], score=float(n.score or 0.0), rank=i) for i, n in enumerate(ranked, 1)
         ]
 
-    def _search(self, text: str, embedding: list[float] | None, k: int, filters: Filters) -> list[Hit]:
+    def _search(self, plan: QueryPlan, embedding: list[float] | None, k: int, filters: Filters) -> list[Hit]:
         understanding = self.understand and not self.premises
-        plan = understand(text) if understanding else QueryPlan(original=text, text=text)
+        text = plan.original
         space, model = self.dense_space(text)
         if plan.text != text or space != self.space:
             embedding = None  # the text searched is not the one the caller embedded, or not with this space's model
@@ -416,23 +433,22 @@ class TheoremRetriever(BaseRetriever):
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         self.store.refresh()  # a long-lived query engine sees what another process changed (as TheoremSearch does)
-        text = validate_query(query_bundle.query_str, self.max_query_chars)
-        return [hit_to_node(h) for h in self._ranked(text, query_bundle.embedding, self.k, self.filters)]
+        plan = self.plan(query_bundle.query_str)
+        return [hit_to_node(h) for h in self._ranked(plan, query_bundle.embedding, self.k, self.filters)]
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         # psycopg's pool is synchronous; a worker thread keeps the event loop free.
         return await asyncio.to_thread(self._retrieve, query_bundle)
 
     def search_papers(
-        self, query: str, k: int = 10, per_paper: int = 3, statements: int = 100, filters: Any = None
+        self, query: str | QueryPlan, k: int = 10, per_paper: int = 3, statements: int = 100, filters: Any = None
     ) -> list[PaperHit]:
         """Paper-level search: statements grouped by document, a paper scored by its best few statements.
 
         ``score = s1 + s2/2 + s3/4 + ...`` over its top ``per_paper`` statement scores: one strong match dominates,
         several good ones break ties between papers. Statements are ranked without the reranker.
         """
-        text = validate_query(query, self.max_query_chars)
-        hits = self._search(text, None, statements, self._filters(filters))
+        hits = self._search(self._planned(query), None, statements, self._filters(filters))
         groups: dict[str, list[Hit]] = {}
         for h in hits:
             groups.setdefault(h.doc_id or "", []).append(h)

@@ -86,13 +86,18 @@ def route(store: Any, plan: QueryPlan, filters: Filters, k: int) -> Routing:
 
 
 def did_you_mean(store: Any, plan: QueryPlan, lexical_empty: bool) -> str | None:
-    """A statement name close to a short query that full-text search did not find (pg_trgm), else None."""
+    """The :func:`close_name` of a short query that full-text search did not find, else None."""
     if not lexical_empty or plan.variants or plan.formula or len(query_tokens(plan.text)) > TYPO_MAX_TOKENS:
         return None
-    names = store.similar_names(plan.text, k=1)
-    if names and names[0][0].lower() != plan.text.lower():
-        return names[0][0]
-    return None
+    return close_name(store, plan.text)
+
+
+def close_name(store: Any, text: str) -> str | None:
+    """The statement name closest to ``text`` by trigram similarity (pg_trgm), unless it is ``text`` itself: the one
+    "did you mean" rule, which the search follows (:func:`did_you_mean`) and an assessment of poor results suggests
+    (``TheoremSearch.assess``)."""
+    names = store.similar_names(text, k=1)
+    return names[0][0] if names and names[0][0].lower() != text.lower() else None
 
 
 def document_admissible(document: Any, filters: Filters) -> bool:

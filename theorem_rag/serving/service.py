@@ -79,15 +79,15 @@ class SearchService:
 
     async def search_assessed(self, query: str, k: int | None, *, paper_level: bool = False,
                               **filters: Any) -> tuple[list, Any]:  # fmt: skip
-        """What a server answers a search with: the results (``search_papers`` when ``paper_level``) and their
-        assessment (``assess``), computed in one :meth:`call`: one admission, one slot, one pinned connection. As
-        two calls, a request holding its results queued again for a slot to assess them, behind new arrivals, and
-        a full server refused it then, its search done for nothing."""
+        """What a server answers a search with: the results (papers when ``paper_level``) and their assessment
+        (``assess``, with the plan the search read), computed in one :meth:`call`: one admission, one slot, one
+        pinned connection. As two calls, a request holding its results queued again for a slot to assess them,
+        behind new arrivals, and a full server refused it then, its search done for nothing."""
         search = self.search
 
         def both() -> tuple[list, Any]:
-            found = (search.search_papers if paper_level else search.search)(query, k, **filters)
-            return found, search.assess(query, found)
+            found = (search.paper_results if paper_level else search.results)(query, k, **filters)
+            return found.hits, search.assess(query, found.hits, found.plan)
 
         return await self.call(both, query=query)
 
