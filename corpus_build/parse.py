@@ -23,6 +23,7 @@ from pathlib import Path
 
 from corpus_build.adapters import Adapter, Unit, adapter_class
 from corpus_build.adapters.base import slug
+from corpus_build.adapters.lean import LeanAdapter, is_lean_folder
 from corpus_build.adapters.papers import PaperAdapter, read_manifest
 from corpus_build.cleanup import readable
 from corpus_build.extract import Extraction, plastex_available
@@ -326,6 +327,7 @@ def parse_sources(
     progress: bool = True,
     workers: int = 1,
     map_units: UnitMapper | None = None,
+    lean_commit: str | None = None,
 ) -> Report:
     """Parse every SOURCE (folder, tarball, ``.tex`` or ``.jsonl``) into records written under ``out_dir``.
 
@@ -335,6 +337,10 @@ def parse_sources(
     order: another engine), and the records are assembled in source and document order, so they are the same
     bytes whatever the number of workers. Nothing is written outside ``out_dir``: tarballs are unpacked in a
     scratch folder inside it, removed after.
+
+    A folder of Lean 4 sources (:func:`~corpus_build.adapters.lean.is_lean_folder`) is read by
+    :class:`~corpus_build.adapters.lean.LeanAdapter` on the same ``workers``, its links pointing to ``lean_commit``
+    (mathlib's pinned commit by default).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -343,7 +349,8 @@ def parse_sources(
     report = Report([], plastex_available=use_plastex and plastex_available())
     theorems: list[Theorem] = []
     documents: list[Document] = []
-    # Per SOURCE: ("rows", rows, documents) read from JSON Lines, or ("plans", plans, seconds spent reading).
+    # Per SOURCE: ("rows", rows, documents) read from JSON Lines, ("plans", plans, seconds spent reading), or
+    # ("records", theorems, documents) an adapter made whole (Lean).
     pending: list[tuple[SourceReport, str, list, float]] = []
     try:
         for raw_path in paths:
@@ -367,6 +374,12 @@ def parse_sources(
             if path.is_file() and not is_tar(path) and path.suffix.lower() not in (".tex", ".ltx"):
                 rep.fail(str(path), "not a folder, tarball, .tex or .jsonl file")
                 continue
+            if path.is_dir() and is_lean_folder(path):
+                lean = LeanAdapter(path, commit=lean_commit)
+                rep.corpus, rep.source = "lean", lean.source
+                found = lean.parse(rep, max_bytes=max_file_bytes, workers=workers, progress=progress)
+                pending.append((rep, "records", list(found), 0.0))
+                continue
             plans = []
             for adapter in adapters_for(path, scratch, rep, max_file_bytes):
                 rep.source = adapter.source if rep.corpus != "papers" else "papers"
@@ -378,6 +391,10 @@ def parse_sources(
             raise RuntimeError(f"{len(jobs)} documents to parse, {len(parsed)} results")
         results = iter(parsed)
         for rep, what, items, seconds in pending:
+            if what == "records":
+                theorems += items[0]
+                documents += items[1]
+                continue
             if what == "rows":
                 rows, docs = items
                 theorems += _finish(rows, rep)

@@ -41,6 +41,7 @@ class SourceReport:
     refs_resolved: int = 0
     refs_unresolved: int = 0
     seconds: float = 0.0
+    lean: dict[str, Any] = field(default_factory=dict)
 
     def fail(self, path: str, reason: str) -> None:
         self.failed.append({"path": path, "reason": reason})
@@ -97,11 +98,14 @@ class Report:
         for s in self.sources:
             lines += ["", f"## {s.source} ({s.path})", ""]
             lines.append(f"- kinds kept: {', '.join(f'{k} {v}' for k, v in sorted(s.kept_by_kind.items()))}")
-            lines.append(f"- proof references resolved to statements: {s.refs_resolved}, unresolved: {s.refs_unresolved}")
-            lines.append(f"- environments closed without `\\end` (fallback parser): {len(s.unterminated)}")
-            lines.append(f"- id collisions (suffixed `#2`...): {s.id_collisions}")
-            lines.append(f"- files without theorem-like statements: {len(s.without_statements)} (listed in report.json)")
-            lines.append(f"- non-LaTeX files not read (.bib, .bst, images...): {s.files_not_latex}")
+            if s.corpus != "lean":  # what only LaTeX sources have
+                lines.append(f"- proof references resolved to statements: {s.refs_resolved}, "
+                             f"unresolved: {s.refs_unresolved}")
+                lines.append(f"- environments closed without `\\end` (fallback parser): {len(s.unterminated)}")
+                lines.append(f"- id collisions (suffixed `#2`...): {s.id_collisions}")
+                lines.append(f"- files without theorem-like statements: {len(s.without_statements)} "
+                             "(listed in report.json)")
+                lines.append(f"- non-LaTeX files not read (.bib, .bst, images...): {s.files_not_latex}")
             if s.fallback_units:
                 lines.append(f"- documents parsed by the fallback parser: {len(s.fallback_units)}; reasons:")
                 why = Counter(re.sub(r"\d+", "N", u["reason"])[:90] for u in s.fallback_units)
@@ -116,4 +120,7 @@ class Report:
                 lines += [f"  - `{f['path']}`: {f['reason']}" for f in s.failed]
             if s.notes:
                 lines.append(f"- notes: {len(s.notes)} (e.g. `{s.notes[0]['path']}`: {s.notes[0]['note']})")
+            for key, value in s.lean.items():  # Lean sources: kinds, generated names, what was left out
+                shown = ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else value
+                lines.append(f"- {key}: {shown or '-'}")
         return "\n".join(lines) + "\n"

@@ -34,12 +34,15 @@ def corpus() -> None:
     help="Processes that parse documents at once (default: the cores available); the records are the same.",
 )
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--lean-commit", envvar="THEOREM_RAG_LEAN_COMMIT",
+              help="Commit that source links of Lean (mathlib) records point to (default: the pinned 54df8a3).")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help='Parse here (--workers processes), or each paper as a Ray Data task (pip install '
                    '"theorem-rag[ray]"; RAY_ADDRESS joins a cluster).')  # fmt: skip
 def parse(sources: tuple[str, ...], out_dir: str, fmt: str, no_plastex: bool, max_file_mb: float, workers: int | None,
-          quiet: bool, engine: str) -> None:  # fmt: skip
-    """Parse SOURCE... (folders, .tar/.tar.gz, .tex or theorem .jsonl files) into records under --out.
+          quiet: bool, lean_commit: str | None, engine: str) -> None:  # fmt: skip
+    """Parse SOURCE... (folders, .tar/.tar.gz, .tex or theorem .jsonl files; a folder of Lean 4 sources such as
+    mathlib gives one record per declaration) into records under --out.
 
     Example: theorem-rag corpus parse ../shared/corpora/stacks --out data/records
     """
@@ -55,7 +58,8 @@ def parse(sources: tuple[str, ...], out_dir: str, fmt: str, no_plastex: bool, ma
         from corpus_build.parse import parse_sources
         from corpus_build.units import default_workers
 
-        report = parse_sources(sources, out_dir, progress=not quiet, workers=workers or default_workers(), **kwargs)
+        report = parse_sources(sources, out_dir, progress=not quiet, workers=workers or default_workers(),
+                               lean_commit=lean_commit, **kwargs)
     totals = report.to_dict()["totals"]
     for s in report.sources:
         click.echo(
