@@ -44,12 +44,12 @@ def main() -> None:
     args = parser.parse_args()
     sets = {name: [json.loads(line) for line in (Path(args.eval_dir) / f"{name}.jsonl").read_text().splitlines()
                    if line.strip()][: args.limit] for name in args.sets}  # fmt: skip
-    search = TheoremSearch.from_settings()
-    short, long, *_ = search.retriever.lexical_weights
+    base = TheoremSearch.from_settings()
+    short, long, *_ = base.ranking.lexical_weights
     results = []
     for setting in args.grid:
         rrf_k, weight = setting.split(":")
-        search.retriever.rrf_k, search.retriever.lexical_weights = int(rrf_k), (short, long, float(weight))
+        search = base.with_options(rrf_k=int(rrf_k), lexical_weights=(short, long, float(weight)))
         for name, rows in sets.items():
             hits = search.search_batch([row["query"] for row in rows], 20)
             found = metrics([[h.theorem_id for h in ranked] for ranked in hits], rows)

@@ -15,12 +15,15 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from theorem_rag.config import Settings
 from theorem_rag.errors import InputError
 from theorem_rag.query_understanding import QueryPlan
 from theorem_rag.records import Document, Hit, Neighbours, PaperHit, Theorem
+
+if TYPE_CHECKING:
+    from theorem_rag.retrieval.retriever import RankingOptions
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +65,10 @@ class TheoremSearch:
     :class:`~theorem_rag.db.store.StoreUnavailable` while the database is down (the object stays usable).
 
     Every consumer ranks through the one :class:`~theorem_rag.retrieval.retriever.TheoremRetriever` built here
-    (reranker and extra spaces included): :meth:`search`, :meth:`as_retriever` and the agent tools agree.
+    (reranker and extra spaces included): :meth:`search`, :meth:`as_retriever` and the agent tools agree. Its
+    options are ``ranking`` (:class:`~theorem_rag.retrieval.retriever.RankingOptions`), each of which a keyword
+    argument (``k=5``, ``hybrid=False``) changes; ``max_k`` caps ``k``, and the retriever pools at least and
+    reranks at most that many candidates (its ``rerank_depth``).
     """
 
     def __init__(
@@ -71,49 +77,38 @@ class TheoremSearch:
         embedder: Any,
         *,
         space: str,
-        k: int = 10,
         max_k: int = 100,
-        pool: int | None = None,
-        ef_search: int | None = None,
-        iterative_scan: str = "relaxed_order",
-        hybrid: bool = True,
-        rrf_k: int = 60,
-        fusion: str = "ranks+scores",
-        reranker: Any = None,
-        max_query_chars: int = 20_000,
-        extra_spaces: Sequence[str] = (),
-        understand: bool = True,
-        parallel_text: bool = True,
-        premise_head: bool = True,
+        ranking: RankingOptions | None = None,
         query_space: str | None = None,
         query_embedder: Any = None,
+        **options: Any,
     ) -> None:
         from theorem_rag.embed import SentenceTransformerEmbedding
-        from theorem_rag.retrieval.retriever import TheoremRetriever
+        from theorem_rag.retrieval.retriever import RankingOptions, TheoremRetriever
 
         self.store, self.embedder, self.space = store, embedder, space
         if query_space is not None and query_embedder is None:
             raise InputError(f"query_space {query_space!r} needs the query_embedder whose model made it")
-        self.k, self.max_k, self.reranker = k, max_k, reranker
+        self.max_k = max_k
+        self.ranking = replace(ranking or RankingOptions(), **options)
         self._built: set[str] = set()
         self._built_generation: int | None = None  # the index's change marker when _built was checked
+        # Any k up to max_k may be asked for: the retriever pools at least that many and reranks that deep.
+        pool = self.ranking.pool if self.ranking.pool is None else max(self.ranking.pool, max_k)
         self.retriever = TheoremRetriever(
-            store, SentenceTransformerEmbedding(embedder), space, k=k, pool=pool if pool is None else max(pool, max_k),
-            ef_search=ef_search,
-            iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, fusion=fusion, max_query_chars=max_query_chars,
-            extra_spaces=extra_spaces, reranker=reranker, rerank_depth=max_k, understand=understand,
-            parallel_text=parallel_text, premise_head=premise_head, query_space=query_space,
+            store, SentenceTransformerEmbedding(embedder), space, ranking=replace(self.ranking, pool=pool,
+                                                                                  rerank_depth=max_k),
+            query_space=query_space,
             query_embed_model=SentenceTransformerEmbedding(query_embedder) if query_embedder is not None else None,
         )  # fmt: skip
         # the retriever decides whether the query space is one (not this search's own space)
         self.query_space = self.retriever.query_space
         self.query_embedder = query_embedder if self.query_space else None
-        self._options = dict(space=space, k=k, max_k=max_k, pool=pool, ef_search=ef_search,
-                             iterative_scan=iterative_scan, hybrid=hybrid, rrf_k=rrf_k, fusion=fusion,
-                             reranker=reranker, max_query_chars=max_query_chars, extra_spaces=tuple(extra_spaces),
-                             understand=understand, parallel_text=parallel_text,
-                             premise_head=premise_head, query_space=self.query_space,
-                             query_embedder=self.query_embedder)  # fmt: skip
+
+    @property
+    def k(self) -> int:
+        """The number of results a call that names no ``k`` gets."""
+        return self.ranking.k
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, **overrides: Any) -> TheoremSearch:
@@ -123,6 +118,7 @@ class TheoremSearch:
         from theorem_rag.db.store import TheoremStore
         from theorem_rag.embed_onnx import AUTO, backend_for_space
         from theorem_rag.retrieval.rerank import build_reranker
+        from theorem_rag.retrieval.retriever import RankingOptions
 
         s = settings or Settings()
         store = TheoremStore(resolve_dsn(s), table=s.table, max_query_chars=s.max_query_chars, pool_size=s.db_pool_size,
@@ -132,33 +128,37 @@ class TheoremSearch:
         backend = backend_for_space(s.embed_backend, spaces if s.embed_backend == AUTO else [],
                                     space_name(s.embed_model, s.embed_field), s.embed_model)  # fmt: skip
         embedder = _embedder(s, s.embed_model, backend)
-        kwargs: dict[str, Any] = dict(
-            space=space_name(s.embed_model, s.embed_field), k=s.k, max_k=s.max_k, pool=s.candidate_pool,
-            ef_search=s.ef_search, iterative_scan=s.iterative_scan, hybrid=s.hybrid, rrf_k=s.rrf_k, fusion=s.fusion,
-            reranker=build_reranker(s.reranker, api_base=s.llm_api_base), max_query_chars=s.max_query_chars,
+        ranking = RankingOptions(
+            k=s.k, pool=s.candidate_pool, ef_search=s.ef_search, iterative_scan=s.iterative_scan, hybrid=s.hybrid,
+            rrf_k=s.rrf_k, fusion=s.fusion, reranker=build_reranker(s.reranker, api_base=s.llm_api_base),
+            max_query_chars=s.max_query_chars, understand=s.query_understanding,
             extra_spaces=[space_name(s.embed_model, f.strip()) for f in s.fusion_fields.split(",") if f.strip()],
-            understand=s.query_understanding,
         )  # fmt: skip
-        kwargs.update(overrides)
+        kwargs: dict[str, Any] = {"space": space_name(s.embed_model, s.embed_field), "max_k": s.max_k,
+                                  "ranking": ranking, **overrides}  # fmt: skip
         if "query_space" not in overrides:
-            kwargs.update(_query_space(s, store, spaces, kwargs["space"], kwargs["extra_spaces"]))
+            extra_spaces = kwargs.get("extra_spaces", kwargs["ranking"].extra_spaces)
+            kwargs.update(_query_space(s, store, spaces, kwargs["space"], extra_spaces))
         return cls(store, embedder, **kwargs)
 
     def with_options(self, **overrides: Any) -> TheoremSearch:
-        """The same store and model with some search options changed (space, hybrid, reranker, extra_spaces, ...).
+        """The same store and model with some search options changed (space, max_k, the query space, ``ranking``
+        whole or any of its options: hybrid, reranker, extra_spaces, ...).
 
         >>> latex_only = search.with_options(space="minilm_l6_v2_latex", hybrid=False)   # doctest: +SKIP
         """
-        unknown = sorted(set(overrides) - set(self._options))
-        if unknown:
-            raise InputError(f"unknown search option(s) {', '.join(unknown)}; known: {', '.join(self._options)}")
-        from theorem_rag.retrieval.retriever import drops_query_space
+        from theorem_rag.retrieval.retriever import RANKING_OPTIONS, drops_query_space
 
+        # the embedders as they are now (a server wraps them in batchers after construction)
+        kept = {"space": self.space, "max_k": self.max_k, "ranking": self.ranking, "query_space": self.query_space,
+                "query_embedder": self.query_embedder}  # fmt: skip
+        unknown = sorted(set(overrides) - {*kept, *RANKING_OPTIONS})
+        if unknown:
+            known = ", ".join([*kept, *RANKING_OPTIONS])
+            raise InputError(f"unknown search option(s) {', '.join(unknown)}; known: {known}")
         if drops_query_space(self.space, overrides):
             overrides.update(query_space=None, query_embedder=None)
-        # the embedders as they are now (a server wraps them in batchers after construction)
-        current = {"query_embedder": self.query_embedder}
-        return TheoremSearch(self.store, self.embedder, **{**self._options, **current, **overrides})
+        return TheoremSearch(self.store, self.embedder, **{**kept, **overrides})
 
     def _check_k(self, k: int | None) -> int:
         k = self.k if k is None else k

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from concurrent.futures import wait
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 try:
     from llama_index.core.base.base_retriever import BaseRetriever
+    from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.schema import NodeWithScore, QueryBundle
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('TheoremRetriever needs LlamaIndex: pip install "theorem-rag[index]"') from err
@@ -93,6 +94,42 @@ def drops_query_space(space: str, overrides: Mapping[str, Any]) -> bool:
     return overrides.get("space", space) != space and "query_space" not in overrides
 
 
+@dataclass(frozen=True)
+class RankingOptions:
+    """How a :class:`TheoremRetriever` ranks, as one value: ``TheoremSearch``, :meth:`TheoremRetriever.with_options`
+    and ``as_retriever`` pass it on whole and change only what they are given. What each option does is in
+    :class:`TheoremRetriever`'s docstring; a retriever checks them when it is built.
+
+    >>> RankingOptions(k=5, extra_spaces=["minilm_latex"]).extra_spaces
+    ('minilm_latex',)
+    """
+
+    k: int = 10
+    pool: int | None = None
+    ef_search: int | None = None
+    iterative_scan: str = "relaxed_order"
+    hybrid: bool = True
+    rrf_k: int = 60
+    fusion: str = "ranks+scores"
+    max_query_chars: int = 20_000
+    depth: int = FUSION_DEPTH
+    lexical_weights: tuple[float, ...] = (LEXICAL_WEIGHT_SHORT, LEXICAL_WEIGHT_LONG, LEXICAL_WEIGHT_LONG_ADAPTED)
+    extra_spaces: tuple[str, ...] = ()
+    reranker: BaseNodePostprocessor | None = None
+    rerank_depth: int = 100
+    understand: bool = True
+    parallel_text: bool = True
+    mode: str = "search"
+    premise_head: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "extra_spaces", tuple(self.extra_spaces))
+        object.__setattr__(self, "lexical_weights", tuple(self.lexical_weights))
+
+
+RANKING_OPTIONS = tuple(f.name for f in fields(RankingOptions))
+
+
 class TheoremRetriever(BaseRetriever):
     """Retrieve theorems for a query: dense + full-text, fused, as ``NodeWithScore`` best first.
 
@@ -115,6 +152,10 @@ class TheoremRetriever(BaseRetriever):
     queries in words (the shipped ``math-minilm-v4``). A query in words is embedded by that model and compared with
     that space only; a statement-shaped query (:func:`~theorem_rag.query.is_statement_query`), a premise query and
     any search with ``extra_spaces`` use ``space`` and ``embed_model``, so vectors of two models never meet.
+
+    The options are ``ranking`` (:class:`RankingOptions`), each of which a keyword argument (``k=5``) changes, and
+    read as attributes (``retriever.k``); ``filters`` are the default filters of every search. Any other keyword
+    argument goes to LlamaIndex's ``BaseRetriever``.
     """
 
     def __init__(
@@ -122,44 +163,23 @@ class TheoremRetriever(BaseRetriever):
         store: Any,
         embed_model: Any,
         space: str,
-        k: int = 10,
-        pool: int | None = None,
-        ef_search: int | None = None,
-        iterative_scan: str = "relaxed_order",
-        hybrid: bool = True,
-        rrf_k: int = 60,
-        fusion: str = "ranks+scores",
+        *,
+        ranking: RankingOptions | None = None,
         filters: Filters | Mapping[str, Any] | None = None,
-        max_query_chars: int = 20_000,
-        depth: int = FUSION_DEPTH,
-        lexical_weights: tuple[float, ...] = (LEXICAL_WEIGHT_SHORT, LEXICAL_WEIGHT_LONG, LEXICAL_WEIGHT_LONG_ADAPTED),
-        extra_spaces: Sequence[str] = (),
-        reranker: Any = None,
-        rerank_depth: int = 100,
-        understand: bool = True,
-        parallel_text: bool = True,
-        mode: str = "search",
-        premise_head: bool = True,
         query_space: str | None = None,
         query_embed_model: Any = None,
         **kwargs: Any,
     ) -> None:
-        if mode not in MODES:
-            raise InputError(f"unknown retriever mode {mode!r}; use {' or '.join(MODES)}")
+        ranking = replace(ranking or RankingOptions(), **{n: kwargs.pop(n) for n in RANKING_OPTIONS if n in kwargs})
+        k, pool = ranking.k, ranking.pool
+        if ranking.mode not in MODES:
+            raise InputError(f"unknown retriever mode {ranking.mode!r}; use {' or '.join(MODES)}")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1 or (pool is not None and pool < k):
             raise InputError(f"need 1 <= k <= pool, got k={k!r}, pool={pool!r}")
+        check_fusion(ranking.fusion)
+        self.ranking = ranking
         self.store, self.embed_model, self.space = store, embed_model, space
-        self.k, self.pool, self.ef_search, self.iterative_scan = k, pool, ef_search, iterative_scan
-        self.hybrid, self.rrf_k, self.depth, self.lexical_weights = hybrid, rrf_k, depth, lexical_weights
-        self.fusion = check_fusion(fusion)
         self.filters = Filters.from_mapping(filters)
-        self.extra_spaces = tuple(extra_spaces)
-        self.max_query_chars = max_query_chars
-        self.reranker, self.rerank_depth = reranker, rerank_depth
-        self.understand = understand
-        self.parallel_text = parallel_text
-        self.mode = mode
-        self.premise_head = premise_head
         if query_space is not None and query_embed_model is None:
             raise InputError(f"query_space {query_space!r} needs the query_embed_model that made it")
         self.query_space = query_space if query_space != space else None
@@ -177,31 +197,27 @@ class TheoremRetriever(BaseRetriever):
         return max(DEFAULT_POOL["bit"], k)
 
     def options(self) -> dict[str, Any]:
-        """Every ranking option of this retriever, as keyword arguments of the constructor."""
-        return dict(
-            k=self.k, pool=self.pool, ef_search=self.ef_search, iterative_scan=self.iterative_scan, hybrid=self.hybrid,
-            rrf_k=self.rrf_k, fusion=self.fusion, filters=self.filters, max_query_chars=self.max_query_chars,
-            depth=self.depth,
-            lexical_weights=self.lexical_weights, extra_spaces=self.extra_spaces, reranker=self.reranker,
-            rerank_depth=self.rerank_depth, understand=self.understand, parallel_text=self.parallel_text,
-            mode=self.mode, premise_head=self.premise_head, query_space=self.query_space,
-            query_embed_model=self.query_embed_model,
-        )  # fmt: skip
+        """Every option of this retriever (its :class:`RankingOptions`, default filters and query space), as keyword
+        arguments of the constructor."""
+        return {**vars(self.ranking), "filters": self.filters, "query_space": self.query_space,
+                "query_embed_model": self.query_embed_model}  # fmt: skip
 
     def with_options(self, **overrides: Any) -> TheoremRetriever:
-        """A retriever over the same store and space with some options changed and every other one kept.
+        """A retriever over the same store and space with some options changed and every other one kept;
+        ``ranking`` replaces the :class:`RankingOptions` whole.
 
         >>> retriever.with_options(k=20).extra_spaces == retriever.extra_spaces   # doctest: +SKIP
         True
         """
-        unknown = sorted(set(overrides) - set(self.options()) - {"space", *_BASE_OPTIONS})
+        unknown = sorted(set(overrides) - {"space", "ranking", *self.options(), *_BASE_OPTIONS})
         if unknown:
             raise InputError(f"unknown retriever option(s) {', '.join(unknown)}; known: {', '.join(self.options())}")
         if drops_query_space(self.space, overrides):
             overrides.update(query_space=None, query_embed_model=None)
-        space = overrides.pop("space", self.space)
-        base = {"callback_manager": self.callback_manager, "verbose": self._verbose}
-        return TheoremRetriever(self.store, self.embed_model, space, **{**base, **self.options(), **overrides})
+        kept = {"space": self.space, "ranking": self.ranking, "filters": self.filters, "query_space": self.query_space,
+                "query_embed_model": self.query_embed_model, "callback_manager": self.callback_manager,
+                "verbose": self._verbose}  # fmt: skip
+        return TheoremRetriever(self.store, self.embed_model, **{**kept, **overrides})
 
     def plan(self, query: str) -> QueryPlan:
         """The query checked (:func:`~theorem_rag.query.validate_query`) and read once: the :class:`QueryPlan` of
@@ -462,3 +478,13 @@ class TheoremRetriever(BaseRetriever):
             PaperHit(doc, score, rank=i, document=docs.get(doc), hits=group)
             for i, (doc, score, group) in enumerate(scored[:k], 1)
         ]
+
+
+def _option(name: str) -> property:
+    return property(lambda self: getattr(self.ranking, name), doc=f"``ranking.{name}`` (read-only; see with_options)")
+
+
+# The ranking code reads its options as attributes (``self.k``, ``self.fusion``): read-only views of ``ranking``, so
+# that ``retriever.depth = 50`` fails instead of leaving ``ranking`` (what with_options passes on) behind.
+for _name in RANKING_OPTIONS:
+    setattr(TheoremRetriever, _name, _option(_name))
