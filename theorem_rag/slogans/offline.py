@@ -2,7 +2,8 @@
 
 It is the default writer and the baseline the LLM writers are measured against. The slogan puts the most
 informative words first, because MiniLM reads only the first 256 word pieces: the statement's name, the words of
-its label, its kind and section, then the statement read as English (:func:`latex_to_text`).
+its label, its kind and section, then the statement read as English (:func:`latex_to_text`). A Lean declaration
+is read by :func:`~theorem_rag.slogans.lean_text.lean_slogan` instead: its name, docstring and statement.
 
 >>> from theorem_rag.records import Theorem
 >>> t = Theorem(id="x:1", source="x", kind="lemma", doc_id="x:d", label="lemma-flat-base-change",
@@ -19,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from theorem_rag.records import Document, Theorem
 from theorem_rag.slogans.base import SloganResult
 from theorem_rag.slogans.latex_text import label_words, latex_to_text
+from theorem_rag.slogans.lean_text import is_lean, lean_slogan
 
 # Bump when the rules change: the cache keys on it, so old slogans are rewritten rather than reused.
 OFFLINE_PROMPT_VERSION = "offline-4"
@@ -59,8 +61,11 @@ def offline_slogan(
     """A readable English slogan for ``theorem`` from rules alone.
 
     ``context=False`` leaves out name, label, kind and section (the body alone); ``variables=False`` drops
-    single-letter variables from formulas; the body is cut after ``max_words`` words.
+    single-letter variables from formulas; the body is cut after ``max_words`` words. A Lean declaration
+    (:func:`~theorem_rag.slogans.lean_text.is_lean`) is read as Lean, with the same options.
     """
+    if is_lean(theorem):
+        return lean_slogan(theorem, variables=variables, max_words=max_words, context=context)
     body = latex_to_text(theorem.text, variables=variables)
     words = body.split()
     if len(words) > max_words:
@@ -107,9 +112,14 @@ class OfflineSloganWriter:
             self.prompt_version = f"{OFFLINE_PROMPT_VERSION}-v{int(variables)}-w{max_words}"
 
     def inputs(self, theorem: Theorem, document: Document | None = None) -> tuple[str, ...]:
-        """What :func:`offline_slogan` reads: kind, name, label, innermost section and the (expanded) statement."""
+        """What :func:`offline_slogan` reads: kind, name, label, innermost section and the (expanded) statement;
+        for a Lean declaration also its docstring, Lean kind and module."""
         section = theorem.section[-1] if theorem.section else ""
-        return (theorem.kind, theorem.name or "", theorem.label or "", section, theorem.text)
+        read = (theorem.kind, theorem.name or "", theorem.label or "", section, theorem.text)
+        if is_lean(theorem):
+            meta = theorem.meta
+            return (*read, meta.get("docstring") or "", meta["lean_kind"], meta.get("module") or "")
+        return read
 
     def write(
         self,
