@@ -21,7 +21,13 @@ _END_CHARS = "([{,:;=<%"
 
 
 def _count_dollars(body: str) -> int:
-    return len(re.findall(r"(?<!\\)\$", body))
+    r"""Math-shift ``$`` signs. One after an odd run of backslashes is a literal dollar (``\$``); after none or an
+    even run it is math: ``\\$$`` is a line break, then the end of a display.
+
+    >>> _count_dollars(r"$$x = 1.\\$$ costs \$5")
+    4
+    """
+    return len(re.findall(r"(?<!\\)(?:\\\\)*\$", body))
 
 
 def reason_to_drop(body: str) -> str | None:

@@ -24,6 +24,10 @@ from corpus_build.filters import apply_filters, reason_to_drop
         ("A statement that has 50\\% sure math and ends in percent \\%", None),
         ("Let $G$ be a group. Then $G$ is a group or", "ends_mid_sentence"),
         ("Sets and operators, explained thoroughly and well", None),
+        # A display ending in a line break: "\\$$" is a break then "$$" (PlanetMath's Fresnel formulas entry)
+        ("We find $$\\int_0^\\infty f = 1.\\\\$$ as claimed.", None),
+        ("It costs \\\\\\$5 after a line break, and $x$ more.", None),
+        ("After a line break \\\\$x is unbalanced.", "odd_dollars"),
     ],
 )
 def test_each_filter(body, reason):

@@ -1,6 +1,7 @@
 """Full-corpus checks on /work/shared (marked slow): counts near the README and eval ids covered."""
 
 import json
+import shutil
 
 import pytest
 
@@ -53,3 +54,20 @@ def test_research_dev_ids_resolve_on_the_papers(tmp_path):
     ids = {t.id for t in theorems}
     assert [r for q in resolved for r in q.relevant if r not in ids] == []
     assert sum(a != b for q, r in zip(queries, resolved) for a, b in zip(q.relevant, r.relevant)) == 20
+
+
+def test_every_planetmath_synonym_id_is_an_entry_and_no_id_of_the_first_six_areas_moved(tmp_path):
+    """The synonym set was written when six areas were indexed (03, 11, 15, 20, 26, 54): every id it names is a
+    record of all sixty, and every id those six areas give alone names the same file among all sixty."""
+    pm = SHARED / "corpora" / "planetmath"
+    six = tmp_path / "planetmath"
+    for area in sorted(pm.iterdir()):
+        if area.name[:2] in ("03", "11", "15", "20", "26", "54"):
+            shutil.copytree(area, six / area.name)
+    files = {}
+    for name, src in (("six", six), ("all", pm)):
+        parse_sources([src], tmp_path / name, use_plastex=False, progress=False)
+        files[name] = {r["id"]: r["file"] for r in map(json.loads, (tmp_path / name / "theorems.jsonl").open())}
+    assert [i for i in _eval_ids("planetmath_synonyms.jsonl") if i not in files["all"]] == []
+    assert len(files["six"]) > 3800
+    assert {i: f for i, f in files["six"].items() if files["all"].get(i) != f} == {}
