@@ -158,3 +158,32 @@ def test_a_query_set_with_its_own_sources_adds_them_for_the_run(corpus, monkeypa
         (panel / "unseen" / "new-paper" / "main.tex").read_text().replace("gadget", "gizmo"))
     assert run("--eval-dir", panel, "--records", records, "--out", out, "--no-plots").exit_code == 0
     assert len(list((tmp / "data" / "eval-corpora").iterdir())) == 2
+
+
+def test_a_set_with_styles_beside_it_is_scored_per_style_by_its_primary_metric(corpus):
+    """mathlib_dev.jsonl with mathlib_dev.styles.tsv: nDCG@10 in the tables, and the set's primary metric (nDCG@10)
+    per style in results.md and results.json. BM25 ranks q1 and q2 first and misses q3 (its answer is absent)."""
+    tmp, records, queries = corpus
+    mathlib = tmp / "mathlib_dev.jsonl"
+    mathlib.write_text(queries.read_text())
+    (tmp / "mathlib_dev.styles.tsv").write_text("id\tstyle\tkind\nq1\tlean\ttheorem\nq2\tlatex\tdef\n"
+                                                 "q3\tlean\tstructure\n")
+    out = tmp / "out"
+    result = run("--queries", mathlib, "--records", records, "--out", out, "--no-plots")
+    assert result.exit_code == 0, result.output
+    scores = json.loads((out / "results.json").read_text())["results"]["bm25-latex"]["mathlib_dev"]
+    assert scores["theorem"]["ndcg@10"] == pytest.approx(2 / 3)
+    assert {s: (r["n"], r["theorem"]["ndcg@10"]) for s, r in scores["styles"].items()} == {
+        "latex": (1, 1.0), "lean": (2, 0.5)}
+    table = (out / "results.md").read_text()
+    assert "| R@20 | nDCG@10 | ms/query |" in table
+    assert ("#### mathlib_dev per style: nDCG@10 (theorem level)\n\n| config | latex (n = 1) | lean (n = 2) |\n"
+            "|---|---:|---:|\n| bm25-latex | 1.000 | 0.500 |\n") in table
+
+
+def test_a_bad_styles_file_stops_the_run_with_its_line(corpus):
+    tmp, records, queries = corpus
+    (tmp / "dev.styles.tsv").write_text("id\tkind\nq1\ttheorem\n")
+    result = run("--queries", queries, "--records", records, "--out", tmp / "out", "--no-plots")
+    assert result.exit_code == 1
+    assert "dev.styles.tsv:1: the header must name an 'id' and a 'style' column" in result.output

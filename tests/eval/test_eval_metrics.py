@@ -1,5 +1,7 @@
 """Metric functions on hand-computed cases: ties, duplicates, empty results, exclude, paper level, missing ids."""
 
+import math
+
 import pytest
 
 from theorem_rag.eval import metrics as m
@@ -101,3 +103,27 @@ def test_overlap_with_exact():
     assert m.overlap_at_k(["a", "b", "c"], ["a", "c", "d"], 3) == pytest.approx(2 / 3)
     assert m.overlap_at_k(["a", "a", "c"], ["a", "c"], 2) == 1.0
     assert m.overlap_at_k([], [], 5) == 1.0
+
+
+def test_ndcg_at_10_hand_computed():
+    """DCG sums 1 / log2(i + 1) over the relevant ids at positions i <= 10; the ideal ranking puts min(|relevant|,
+    10) relevant ids first. log2(2) = 1, log2(4) = 2, log2(8) = 3."""
+    assert m.ndcg_at_k(["b", "x", "a"], {"a", "b"}, 10) == pytest.approx((1 + 1 / 2) / (1 + 1 / math.log2(3)))
+    assert m.ndcg_at_k(["x", "y", "a"], {"a"}, 10) == pytest.approx(1 / 2)
+    assert m.ndcg_at_k(["x"] * 6 + ["a"], {"a"}, 10) == pytest.approx(1 / 3)
+    # relevant at rank 11: outside the cut
+    assert m.ndcg_at_k([f"x{i}" for i in range(10)] + ["a"], {"a"}, 10) == 0.0
+    # more relevant ids than k: the ideal ranking is k relevant ids, so ten relevant in ten places is perfect
+    twelve = {f"r{i}" for i in range(12)}
+    assert m.ndcg_at_k(sorted(twelve), twelve, 10) == pytest.approx(1.0)
+    # a relevant id the ranking lacks (not in the corpus) stays in the ideal ranking
+    assert m.ndcg_at_k(["a"], {"a", "gone"}, 10) == pytest.approx(1 / (1 + 1 / math.log2(3)))
+    assert m.ndcg_at_k(["a"], set(), 10) == 0.0
+
+
+def test_ndcg_is_scored_at_10_when_10_is_a_cutoff_after_duplicates_and_excludes_are_dropped():
+    s = m.score_ranking(["q", "a", "a", "x", "b"], {"b", "q"}, ks=(1, 10), exclude={"q"})
+    assert s["ndcg@10"] == pytest.approx(1 / 2)  # cleaned: a, x, b; q excluded from the relevant set too
+    assert set(s) == {"hit@1", "mrr@1", "recall@1", "hit@10", "mrr@10", "recall@10", "ndcg@10"}
+    assert "ndcg@5" not in m.score_ranking(["b"], {"b"}, ks=(5,))
+    assert m.metric_names((5, 10))[-1] == "ndcg@10" and m.metric_label("ndcg@10") == "nDCG@10"

@@ -13,6 +13,14 @@ def test_each_set_is_judged_by_its_own_primary_metric():
                                     "research_dev")] == ["hit@20", "hit@1", "recall@20", "hit@1", "mrr@20"]
 
 
+def test_the_mathlib_set_is_judged_by_ndcg_at_10_and_a_run_without_it_shows_a_dash():
+    assert primary_of("mathlib_dev") == "ndcg@10"
+    text = panel_markdown({"a": {"mathlib_dev": {"ndcg@10": 0.25, "hit@20": 0.5}, "research_dev": {"mrr@20": 0.5}},
+                           "b": {"mathlib_dev": {"hit@20": 0.5}, "research_dev": {"mrr@20": 0.75}}})
+    assert text.splitlines()[0] == "| config | mathlib_dev nDCG@10 | research_dev MRR@20 |"
+    assert text.splitlines()[2:] == ["| a | 0.250 | 0.500 |", "| b | - | 0.750 |"]
+
+
 def test_a_drop_beyond_the_tolerance_fails_and_one_within_it_passes():
     panel = {"old": scores(0.68, 0.83, 0.81), "new": scores(0.82, 0.83 - TOLERANCE, 0.79)}
     drops = panel_drops(panel, "old", "new")

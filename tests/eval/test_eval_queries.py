@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from theorem_rag.eval.queries import Query, QueryFileError, load_queries, query_set_name
+from theorem_rag.eval.queries import Query, QueryFileError, load_queries, load_styles, query_set_name
 
 
 def write(tmp_path, lines, name="set.jsonl"):
@@ -72,3 +72,21 @@ def test_shared_dev_sets_load():
     assert sizes == documented
     assert {"stacks_slogans_dev.jsonl", "stacks_proof_refs.jsonl", "planetmath_synonyms.jsonl",
             "research_dev.jsonl"} <= set(sizes)  # fmt: skip
+
+
+def test_styles_are_read_from_beside_the_set(tmp_path):
+    queries = write(tmp_path, [{"id": "q1", "query": "x", "relevant": ["a"]}], name="mine.jsonl")
+    assert load_styles(queries) == {}
+    (tmp_path / "mine.styles.tsv").write_text("kind\tstyle\tid\ntheorem\tlean\tq1\n\ndef\tlatex\tq2\n")
+    assert load_styles(queries) == {"q1": "lean", "q2": "latex"}
+
+
+@pytest.mark.parametrize("text,message", [
+    ("id\tkind\nq1\ttheorem\n", r"mine.styles.tsv:1: the header must name an 'id' and a 'style' column"),
+    ("id\tstyle\nq1\n", r"mine.styles.tsv:2: expected a query id and a style"),
+    ("id\tstyle\nq1\tlean\nq1\tlatex\n", r"mine.styles.tsv:3: query id 'q1' given a style twice"),
+])  # fmt: skip
+def test_a_bad_styles_file_names_file_and_line(tmp_path, text, message):
+    (tmp_path / "mine.styles.tsv").write_text(text)
+    with pytest.raises(QueryFileError, match=message):
+        load_styles(tmp_path / "mine.jsonl")

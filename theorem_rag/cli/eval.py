@@ -68,13 +68,14 @@ def _answerable(query_sets: dict, corpus_ids: set[str]) -> dict:
 @click.option("--list-configs", is_flag=True, help="List the available configurations and exit.")
 def eval_command(query_files, eval_dir, configs, ks, records, extra_records, out, plots, embedding_map, projection,
                  limit, baseline, list_configs) -> None:
-    """Evaluate configurations on query sets: Hit@k, MRR@k, Recall@k at theorem and paper level, and the panel
-    (each set's primary metric side by side)."""
+    """Evaluate configurations on query sets: Hit@k, MRR@k, Recall@k (and nDCG@10) at theorem and paper level, the
+    panel (each set's primary metric side by side), and a set's primary metric per query style where FILE.jsonl has
+    FILE.styles.tsv beside it."""
     from theorem_rag.config import Settings
     from theorem_rag.errors import InputError
     from theorem_rag.eval import configs as registry
     from theorem_rag.eval.harness import evaluate
-    from theorem_rag.eval.queries import legacy_aliases, load_queries, query_set_name, resolve_ids
+    from theorem_rag.eval.queries import legacy_aliases, load_queries, load_styles, query_set_name, resolve_ids
     from theorem_rag.eval.report import markdown_report, write_report
     from theorem_rag.record_files import read_records
 
@@ -95,12 +96,13 @@ def eval_command(query_files, eval_dir, configs, ks, records, extra_records, out
     settings = Settings()
     try:
         specs = [registry.config_spec(n) for n in names]
-        query_sets = {}
+        query_sets, styles = {}, {}
         for path in query_files:
             name = query_set_name(path)
             if name in query_sets:
                 raise click.UsageError(f"two query files are both named {name!r}")
             query_sets[name] = load_queries(path)[:limit]
+            styles[name] = load_styles(path)
         context = registry.load_context(records)
         extra_records = (*extra_records, *_set_corpora(query_files, settings.data_dir / "eval-corpora"))
         extras = [t for path in extra_records for t in read_records(path).theorems]
@@ -121,7 +123,7 @@ def eval_command(query_files, eval_dir, configs, ks, records, extra_records, out
     targets = list(searchers.values()) + ([context.index] if context.index is not None else [])
     doc_of = registry.merge_doc_of(context.doc_of, extras)
     with registry.extra_records(targets, extras):
-        result = evaluate(query_sets, searchers, doc_of, ks=tuple(ks) or DEFAULT_KS)
+        result = evaluate(query_sets, searchers, doc_of, ks=tuple(ks) or DEFAULT_KS, styles=styles)
     result.meta.update(
         records=str(records), n_theorems=len(doc_of), extra_records=[str(p) for p in extra_records],
         query_files=[str(p) for p in query_files],

@@ -27,6 +27,7 @@ from theorem_rag.eval import metrics
 from theorem_rag.eval.queries import Query
 
 LEVELS = ("theorem", "paper")
+UNSTYLED = "unstyled"  # the style of a query its set's styles do not name
 
 
 @runtime_checkable
@@ -51,11 +52,21 @@ class QueryResult:
 
 
 @dataclass
+class StyleResult:
+    """Mean theorem-level metrics of one configuration over the queries of one style of a query set."""
+
+    n: int
+    theorem: dict[str, float]
+
+
+@dataclass
 class SetResult:
     """Mean metrics of one configuration on one query set.
 
     ``n_missing`` counts queries with a relevant id the corpus lacks, ``n_unanswerable`` those whose relevant ids
     are all absent (always misses); ``latency_ms`` is wall time per query, batched as the searcher was called.
+    ``styles`` breaks the theorem-level means down by query style, for a set whose queries have styles (queries
+    the styles do not name fall under ``UNSTYLED``).
     """
 
     n: int
@@ -64,6 +75,7 @@ class SetResult:
     latency_ms: float
     n_missing: int = 0
     n_unanswerable: int = 0
+    styles: dict[str, StyleResult] = field(default_factory=dict)
 
 
 @dataclass
@@ -115,11 +127,14 @@ def evaluate(
     doc_of: Mapping[str, str],
     ks: Sequence[int] = metrics.DEFAULT_KS,
     batch_size: int = 256,
+    styles: Mapping[str, Mapping[str, str]] | None = None,
 ) -> EvalResult:
     """Score every searcher on every query set; ``doc_of`` maps each corpus theorem id to its document id.
 
     ``doc_of`` doubles as the list of what the corpus holds: relevant ids not in it are counted as missing.
     A query with ``exclude`` asks for ``k + len(exclude)`` results so that excluding does not shorten the list.
+    ``styles[set][query id]`` is a query's style (:func:`~theorem_rag.eval.queries.load_styles`): a set that has
+    them is also scored per style.
     """
     ks = tuple(sorted(set(ks)))
     metrics._check_ks(ks)
@@ -134,7 +149,8 @@ def evaluate(
         results[config] = {}
         for set_name, queries in query_sets.items():
             rankings, seconds = _run(searcher, queries, max(ks), batch_size)
-            set_result, rows = _score_set(config, set_name, queries, rankings, doc_of, ks)
+            style_of = (styles or {}).get(set_name) or {}
+            set_result, rows = _score_set(config, set_name, queries, rankings, doc_of, ks, style_of)
             set_result.latency_ms = 1000.0 * seconds / len(queries) if queries else 0.0
             results[config][set_name] = set_result
             per_query.extend(rows)
@@ -169,6 +185,7 @@ def _score_set(
     rankings: Sequence[Sequence[str]],
     doc_of: Mapping[str, str],
     ks: tuple[int, ...],
+    style_of: Mapping[str, str],
 ) -> tuple[SetResult, list[QueryResult]]:
     theorem_rows, paper_rows, rows = [], [], []
     n_missing = n_unanswerable = 0
@@ -198,8 +215,18 @@ def _score_set(
         latency_ms=0.0,
         n_missing=n_missing,
         n_unanswerable=n_unanswerable,
+        styles=_by_style(queries, theorem_rows, style_of) if style_of else {},
     )
     return result, rows
+
+
+def _by_style(queries: Sequence[Query], rows: Sequence[Mapping[str, float]], style_of: Mapping[str, str]
+              ) -> dict[str, StyleResult]:  # fmt: skip
+    """The theorem-level means of each style's queries, styles in sorted order."""
+    grouped: dict[str, list[Mapping[str, float]]] = defaultdict(list)
+    for q, row in zip(queries, rows):
+        grouped[style_of.get(q.id, UNSTYLED)].append(row)
+    return {style: StyleResult(len(group), metrics.mean_scores(group)) for style, group in sorted(grouped.items())}
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Ranking metrics for one query: Hit@k, MRR@k and Recall@k, at theorem and at paper level. Pure Python.
+"""Ranking metrics for one query: Hit@k, MRR@k, Recall@k and nDCG@10, at theorem and at paper level. Pure Python.
 
 Conventions, fixed here so that every configuration is scored alike:
 
@@ -7,8 +7,11 @@ Conventions, fixed here so that every configuration is scored alike:
 - Duplicates count once, at their first occurrence; later copies are dropped before cutting at ``k``.
 - ``exclude`` ids are dropped from the ranking before scoring (a query that is itself a corpus statement).
 - An empty ranking scores 0 on every metric.
-- A relevant id the corpus does not hold is still in the denominator of Recall@k: the query is scored as a miss
-  for it and :func:`missing_relevant` lets the harness count and report such queries.
+- A relevant id the corpus does not hold is still in the denominator of Recall@k and in the ideal ranking of
+  nDCG@k: the query is scored as a miss for it and :func:`missing_relevant` lets the harness count and report such
+  queries.
+- nDCG is computed at the cut-offs of :data:`NDCG_KS` that are among those asked for (10, the figure Lean search
+  engines are compared by), relevance binary.
 
 >>> scores = score_ranking(["a", "b", "a", "c"], relevant={"c"}, ks=(1, 5))
 >>> scores["hit@1"], scores["hit@5"], scores["mrr@5"]
@@ -17,13 +20,17 @@ Conventions, fixed here so that every configuration is scored alike:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from theorem_rag.errors import InputError
 
 METRICS = ("hit", "mrr", "recall")
+# nDCG is reported at these cut-offs only, when asked for: the table stays one column wider, not four.
+NDCG_KS = (10,)
 DEFAULT_KS = (1, 5, 10, 20)
 PRIMARY_METRIC = "hit@20"
+LABELS = {"hit": "Hit", "mrr": "MRR", "recall": "R", "ndcg": "nDCG"}
 
 
 def primary_metric(ks: Sequence[int]) -> str:
@@ -33,6 +40,25 @@ def primary_metric(ks: Sequence[int]) -> str:
     ('hit@20', 'hit@3')
     """
     return PRIMARY_METRIC if 20 in ks else f"hit@{max(ks)}"
+
+
+def metric_names(ks: Sequence[int]) -> list[str]:
+    """The metrics scored at cut-offs ``ks``, in report order: Hit, MRR and Recall at every k, then nDCG.
+
+    >>> metric_names((1, 10))
+    ['hit@1', 'hit@10', 'mrr@1', 'mrr@10', 'recall@1', 'recall@10', 'ndcg@10']
+    """
+    return [f"{m}@{k}" for m in METRICS for k in ks] + [f"ndcg@{k}" for k in ks if k in NDCG_KS]
+
+
+def metric_label(metric: str) -> str:
+    """How reports write a metric.
+
+    >>> metric_label("ndcg@10"), metric_label("recall@20")
+    ('nDCG@10', 'R@20')
+    """
+    name, k = metric.split("@")
+    return f"{LABELS[name]}@{k}"
 
 
 def clean_ranking(ranked: Iterable[str], exclude: Collection[str] = ()) -> list[str]:
@@ -93,13 +119,30 @@ def recall_at_k(ranked: Sequence[str], relevant: Collection[str], k: int) -> flo
     return len(set(ranked[:k]) & set(relevant)) / len(set(relevant))
 
 
+def ndcg_at_k(ranked: Sequence[str], relevant: Collection[str], k: int) -> float:
+    """Normalised discounted cumulative gain of a cleaned ranking, relevance binary: the sum of 1 / log2(i + 1)
+    over the relevant ids at positions i <= ``k``, divided by the same sum for an ideal ranking (the first
+    min(|relevant|, k) positions relevant); 0.0 for an empty relevant set.
+
+    >>> ndcg_at_k(["a", "b"], {"b"}, 10), ndcg_at_k(["b", "x", "a"], {"a", "b"}, 10)
+    (0.6309297535714575, 0.9197207891481876)
+    """
+    if not relevant:
+        return 0.0
+    relevant = set(relevant)
+    gain = sum(1.0 / math.log2(i + 1) for i, item in enumerate(ranked[:k], start=1) if item in relevant)
+    ideal = sum(1.0 / math.log2(i + 1) for i in range(1, min(len(relevant), k) + 1))
+    return gain / ideal
+
+
 def score_ranking(
     ranked: Iterable[str],
     relevant: Collection[str],
     ks: Sequence[int] = DEFAULT_KS,
     exclude: Collection[str] = (),
 ) -> dict[str, float]:
-    """Every metric at every k for one query, keyed ``"hit@5"``, ``"mrr@10"``, ``"recall@20"``.
+    """Every metric at every k for one query, keyed ``"hit@5"``, ``"mrr@10"``, ``"recall@20"``, and nDCG where
+    ``ks`` holds a cut-off of :data:`NDCG_KS` (``"ndcg@10"``).
 
     >>> score_ranking(["x", "a"], {"a"}, ks=(1,), exclude={"x"})
     {'hit@1': 1.0, 'mrr@1': 1.0, 'recall@1': 1.0}
@@ -112,6 +155,8 @@ def score_ranking(
         out[f"hit@{k}"] = hit_at_k(cleaned, relevant, k)
         out[f"mrr@{k}"] = mrr_at_k(cleaned, relevant, k)
         out[f"recall@{k}"] = recall_at_k(cleaned, relevant, k)
+    for k in (k for k in ks if k in NDCG_KS):
+        out[f"ndcg@{k}"] = ndcg_at_k(cleaned, relevant, k)
     return out
 
 

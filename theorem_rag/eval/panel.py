@@ -4,8 +4,9 @@ model change must pass on it (no set may drop by more than ``TOLERANCE``). Pure.
 A query set is judged by what it tests: Stacks slogans (a summary in words) by Hit@20, PlanetMath synonyms (a
 name) by Hit@1, proof references (many right answers) by Recall@20, the probes (one per query pattern) by Hit@1,
 research queries (a mathematician describing one result of a paper) by MRR@20, on the indexed papers
-(``research_dev``) and on papers in no index and no training (``unseen_dev``, added for the run). A set the table
-does not name is judged by Hit@20.
+(``research_dev``) and on papers in no index and no training (``unseen_dev``, added for the run), the mathlib queries
+(one Lean declaration each, in six styles) by nDCG@10, the figure Lean search engines are compared by. A set the
+table does not name is judged by Hit@20.
 
 >>> primary_of("research_dev"), primary_of("my_queries")
 ('mrr@20', 'hit@20')
@@ -19,6 +20,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from theorem_rag.eval.metrics import metric_label
+
 PRIMARY = {
     "stacks_slogans_dev": "hit@20",
     "planetmath_synonyms": "hit@1",
@@ -26,6 +29,7 @@ PRIMARY = {
     "dev_probes": "hit@1",
     "research_dev": "mrr@20",
     "unseen_dev": "mrr@20",
+    "mathlib_dev": "ndcg@10",
 }
 DEFAULT_PRIMARY = "hit@20"
 # A change ships only if no dev set's primary metric falls by more than this (side by side, one index, one run).
@@ -96,7 +100,9 @@ def panel_drops(scores: Mapping[str, Mapping[str, Mapping[str, float]]], baselin
 
 def panel_markdown(scores: Mapping[str, Mapping[str, Mapping[str, float]]], latency: Mapping[str, Mapping[str, float]]
                    | None = None) -> str:  # fmt: skip
-    """One row per configuration, one column per query set: its primary metric (and ms/query when given).
+    """One row per configuration, one column per query set: its primary metric (and ms/query when given); ``-``
+    where a configuration did not score the set or the run did not compute its primary metric (nDCG@10 without 10
+    among the cut-offs).
 
     >>> print(panel_markdown({"hybrid": {"research_dev": {"mrr@20": 0.8}}}, {"hybrid": {"research_dev": 41.0}}))
     | config | research_dev MRR@20 | ms/query |
@@ -104,12 +110,12 @@ def panel_markdown(scores: Mapping[str, Mapping[str, Mapping[str, float]]], late
     | hybrid | 0.800 | 41 |
     """
     sets = list(dict.fromkeys(s for by_set in scores.values() for s in by_set))
-    label = {"hit": "Hit", "mrr": "MRR", "recall": "R"}
-    heads = [f"{s} {label[primary_of(s).split('@')[0]]}@{primary_of(s).split('@')[1]}" for s in sets]
+    heads = [f"{s} {metric_label(primary_of(s))}" for s in sets]
     lines = ["| config | " + " | ".join(heads) + (" | ms/query |" if latency else " |"),
              "|---|" + "---:|" * len(sets) + ("---|" if latency else "")]  # fmt: skip
     for config, by_set in scores.items():
-        cells = [f"{by_set[s][primary_of(s)]:.3f}" if s in by_set else "-" for s in sets]
+        figures = [by_set.get(s, {}).get(primary_of(s)) for s in sets]
+        cells = ["-" if x is None else f"{x:.3f}" for x in figures]
         row = f"| {config} | " + " | ".join(cells) + " |"
         if latency:
             row += " " + " / ".join(f"{latency[config][s]:.0f}" for s in sets if s in latency.get(config, {})) + " |"

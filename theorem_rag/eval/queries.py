@@ -3,6 +3,7 @@
 One JSON object per line: ``id``, ``query``, ``relevant`` (theorem ids, at least one), and optionally
 ``relevant_papers`` (document ids for paper-level scoring) and ``exclude`` (theorem ids dropped from the ranking).
 Blank lines are skipped; anything else that is wrong stops loading with the file and line in the message.
+A set may say each query's style in ``FILE.styles.tsv`` beside ``FILE.jsonl`` (:func:`load_styles`).
 
 >>> import json, tempfile, pathlib
 >>> p = pathlib.Path(tempfile.mkdtemp()) / "q.jsonl"
@@ -127,6 +128,50 @@ def resolve_ids(queries: Sequence[Query], aliases: Mapping[str, str]) -> list[Qu
         return tuple(dict.fromkeys(aliases.get(v, v) for v in values))
 
     return [replace(q, relevant=ids(q.relevant), exclude=ids(q.exclude)) for q in queries]
+
+
+def styles_file(path: str | Path) -> Path:
+    """Where a query set keeps its queries' styles: ``FILE.styles.tsv`` beside ``FILE.jsonl``.
+
+    >>> styles_file("/e/mathlib_dev.jsonl").name
+    'mathlib_dev.styles.tsv'
+    """
+    return Path(path).with_name(query_set_name(path) + ".styles.tsv")
+
+
+def load_styles(path: str | Path) -> dict[str, str]:
+    """``{query id: style}`` from the styles file beside the query set ``path`` (tab-separated, a header row naming
+    an ``id`` and a ``style`` column among others); ``{}`` when the set has none. Raises :class:`QueryFileError`
+    with ``file:line`` for a row without both, or a query id given twice.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "q.styles.tsv").write_text("id\\tstyle\\tkind\\nq1\\tlean\\ttheorem\\nq2\\tlatex\\tdef\\n")
+    >>> load_styles(d / "q.jsonl"), load_styles(d / "other.jsonl")
+    ({'q1': 'lean', 'q2': 'latex'}, {})
+    """
+    tsv = styles_file(path)
+    if not tsv.is_file():
+        return {}
+    try:
+        lines = tsv.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise QueryFileError(f"{tsv}: cannot read styles file: {e}") from e
+    header = lines[0].split("\t") if lines else []
+    if "id" not in header or "style" not in header:
+        raise QueryFileError(f"{tsv}:1: the header must name an 'id' and a 'style' column, got {header!r}")
+    id_at, style_at = header.index("id"), header.index("style")
+    styles: dict[str, str] = {}
+    for lineno, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cells = [c.strip() for c in line.split("\t")]
+        if len(cells) <= max(id_at, style_at) or not cells[id_at] or not cells[style_at]:
+            raise QueryFileError(f"{tsv}:{lineno}: expected a query id and a style, got {line!r}")
+        if cells[id_at] in styles:
+            raise QueryFileError(f"{tsv}:{lineno}: query id {cells[id_at]!r} given a style twice")
+        styles[cells[id_at]] = cells[style_at]
+    return styles
 
 
 def query_set_name(path: str | Path) -> str:

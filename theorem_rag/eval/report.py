@@ -1,7 +1,8 @@
 """Markdown and JSON renderings of an :class:`~theorem_rag.eval.harness.EvalResult`.
 
 One table per query set, one row per configuration and level, columns Hit@k, MRR@k and Recall@k for every k,
-then latency. The heading gives n and how many queries have relevant ids missing from the corpus.
+nDCG@10 when 10 is among them, then latency. The heading gives n and how many queries have relevant ids missing from
+the corpus. A set whose queries have styles gets a second table: its primary metric per style.
 """
 
 from __future__ import annotations
@@ -11,12 +12,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from theorem_rag.eval.metrics import METRICS
+from theorem_rag.eval.metrics import metric_label, metric_names
+from theorem_rag.eval.panel import panel_markdown, primary_of
 
 if TYPE_CHECKING:
     from theorem_rag.eval.harness import EvalResult, SweepRow
-
-_LABEL = {"hit": "Hit", "mrr": "MRR", "recall": "R"}
 
 
 def markdown_report(result: EvalResult) -> str:
@@ -28,8 +28,8 @@ def markdown_report(result: EvalResult) -> str:
     >>> print(markdown_report(r).splitlines()[4])
     | bm25 | theorem | 0.500 | 0.500 | 0.500 | 1.2 |
     """
-    columns = [f"{m}@{k}" for m in METRICS for k in result.ks]
-    header = "| config | level | " + " | ".join(_LABEL[c.split("@")[0]] + "@" + c.split("@")[1] for c in columns)
+    columns = metric_names(result.ks)
+    header = "| config | level | " + " | ".join(map(metric_label, columns))
     header += " | ms/query |"
     rule = "|" + "---|" * 2 + "---:|" * (len(columns) + 1)
     parts = []
@@ -49,9 +49,8 @@ def markdown_report(result: EvalResult) -> str:
                 cells = " | ".join(f"{scores[c]:.3f}" for c in columns)
                 parts.append(f"| {config} | {level} | {cells} | {r.latency_ms:.1f} |")
         parts.append("")
+        parts += _style_table(result, set_name)
     if len(result.query_sets) > 1:
-        from theorem_rag.eval.panel import panel_markdown
-
         latency = {c: {s: r.latency_ms for s, r in by_set.items()} for c, by_set in result.results.items()}
         parts += ["### The panel: each set's primary metric (theorem level)", "",
                   panel_markdown(result.panel_scores(), latency), ""]  # fmt: skip
@@ -61,6 +60,39 @@ def markdown_report(result: EvalResult) -> str:
         extra = len(result.meta.get("extra_records") or [])
         parts.append(f"Corpus: {result.meta['n_theorems']} statements" + (f", {extra} extra file(s)." if extra else "."))
     return "\n".join(parts) + "\n"
+
+
+def _style_table(result: EvalResult, set_name: str) -> list[str]:
+    """The set's primary metric per query style (theorem level), one row per configuration; nothing for a set
+    without styles. A run that did not compute the primary metric (nDCG@10 without 10 among the cut-offs) shows
+    the run's own primary metric instead.
+
+    >>> from theorem_rag.eval.harness import EvalResult, SetResult, StyleResult
+    >>> styles = {"lean": StyleResult(2, {"hit@1": 1.0}), "latex": StyleResult(1, {"hit@1": 0.0})}
+    >>> r = EvalResult(ks=(1,), results={"bm25": {"dev": SetResult(3, {"hit@1": 2 / 3}, {}, 1.0, styles=styles)}})
+    >>> print("\\n".join(_style_table(r, "dev")))
+    #### dev per style: Hit@1 (theorem level)
+    <BLANKLINE>
+    | config | lean (n = 2) | latex (n = 1) |
+    |---|---:|---:|
+    | bm25 | 1.000 | 0.000 |
+    <BLANKLINE>
+    """
+    rows = [(config, by_set[set_name].styles) for config, by_set in result.results.items() if set_name in by_set]
+    styles = list(dict.fromkeys(s for _, by_style in rows for s in by_style))
+    if not styles:
+        return []
+    metric = primary_of(set_name)
+    if not any(metric in r.theorem for _, by_style in rows for r in by_style.values()):
+        metric = result.primary_metric
+    n = {s: next(by_style[s].n for _, by_style in rows if s in by_style) for s in styles}
+    lines = [f"#### {set_name} per style: {metric_label(metric)} (theorem level)", "",
+             "| config | " + " | ".join(f"{s} (n = {n[s]})" for s in styles) + " |",
+             "|---|" + "---:|" * len(styles)]  # fmt: skip
+    for config, by_style in rows:
+        cells = [f"{by_style[s].theorem[metric]:.3f}" if s in by_style else "-" for s in styles]
+        lines.append(f"| {config} | " + " | ".join(cells) + " |")
+    return lines + [""]
 
 
 def sweep_markdown(rows: list[SweepRow]) -> str:
