@@ -10,9 +10,9 @@ Filters(source=('stacks',), kind=('lemma', 'theorem'), doc_id=(), year_min=2000,
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from theorem_rag.errors import InputError
 
@@ -23,6 +23,23 @@ ALLOWED = ("source", "kind", "doc_id", "paper", "year", "year_min", "year_max", 
 # (``math.AG``, ``cs.LO``, ``cond-mat.mes-hall``). Shared with the wire models, so REST, MCP and tools agree.
 CATEGORY_PATTERN = r"^[a-z]+(?:-[a-z]+)*(?:\.(?:[A-Z]{2}|[a-z]+(?:-[a-z]+)*))?$"
 _CATEGORY = re.compile(CATEGORY_PATTERN)
+
+
+class FilterKeywords(TypedDict, total=False):
+    """The keyword filters of ``TheoremSearch``'s searches, as REST and MCP requests name them too: a value or a
+    list of values each (``None`` or an empty one: no restriction)."""
+
+    sources: Sequence[str] | str | None
+    kinds: Sequence[str] | str | None
+    papers: Sequence[str] | str | None
+    year_min: int | None
+    year_max: int | None
+    categories: Sequence[str] | str | None
+
+
+# The field of Filters each keyword filter sets.
+KEYWORD_FIELDS = {"sources": "source", "kinds": "kind", "papers": "doc_id", "year_min": "year_min",
+                  "year_max": "year_max", "categories": "category"}  # fmt: skip
 
 
 def check_category(value: Any) -> str:
@@ -123,3 +140,19 @@ class Filters:
             else:
                 values[name] = value
         return cls(**values)
+
+    @classmethod
+    def from_keywords(cls, keywords: FilterKeywords | Mapping[str, Any]) -> Filters:
+        """Validate keyword filters (:class:`FilterKeywords`); an unknown one is an
+        :class:`~theorem_rag.errors.InputError` naming the allowed ones. An empty value restricts nothing, but an empty
+        category string is an error, as in :class:`Filters`.
+
+        >>> Filters.from_keywords({"sources": ["stacks"], "kinds": [], "papers": "", "year_min": 2000})
+        Filters(source=('stacks',), kind=(), doc_id=(), year_min=2000, year_max=None, category=())
+        """
+        unknown = sorted(set(keywords) - set(KEYWORD_FIELDS))
+        if unknown:
+            raise InputError(f"unknown filter(s) {', '.join(unknown)}; allowed: {', '.join(KEYWORD_FIELDS)}")
+        kept = ("year_min", "year_max") + (("categories",) if isinstance(keywords.get("categories"), str) else ())
+        return cls.from_mapping({KEYWORD_FIELDS[name]: value if name in kept else value or None
+                                 for name, value in keywords.items()})  # fmt: skip

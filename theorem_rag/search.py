@@ -15,10 +15,11 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack
 
 from theorem_rag.config import Settings
 from theorem_rag.errors import InputError
+from theorem_rag.filters import FilterKeywords, Filters
 from theorem_rag.query_understanding import QueryPlan
 from theorem_rag.records import Document, Hit, Neighbours, PaperHit, Theorem
 
@@ -43,18 +44,13 @@ class Results(Generic[H]):
     plan: QueryPlan
 
 
-def _filters(
-    sources: Sequence[str] | str | None,
-    kinds: Sequence[str] | str | None,
-    papers: Sequence[str] | str | None,
-    year_min: int | None,
-    year_max: int | None,
-    categories: Sequence[str] | str | None = None,
-) -> dict[str, Any]:
-    # an empty category string reaches Filters (and its InputError); an empty list means no restriction
-    category = None if categories is None or (not isinstance(categories, str) and not categories) else categories
-    return {"source": sources or None, "kind": kinds or None, "doc_id": papers or None,
-            "year_min": year_min, "year_max": year_max, "category": category}  # fmt: skip
+def _chosen(filters: Filters | None, keywords: Mapping[str, Any]) -> Filters:
+    """The filters of one call: ``filters``, or else the keyword filters (:meth:`Filters.from_keywords`)."""
+    if filters is None:
+        return Filters.from_keywords(keywords)
+    if keywords:
+        raise InputError(f"filters given twice: a Filters object and keyword filters ({', '.join(keywords)})")
+    return filters
 
 
 class TheoremSearch:
@@ -195,44 +191,38 @@ class TheoremSearch:
         search has a query space (:meth:`TheoremRetriever.dense_space`), else :attr:`embedder`."""
         return self.query_embedder if self.retriever.dense_space(query)[0] == self.query_space else self.embedder
 
-    def search_batch(
-        self,
-        queries: Sequence[str],
-        k: int | None = None,
-        *,
-        sources: Sequence[str] | str | None = None,
-        kinds: Sequence[str] | str | None = None,
-        papers: Sequence[str] | str | None = None,
-        year_min: int | None = None,
-        year_max: int | None = None,
-        categories: Sequence[str] | str | None = None,
-    ) -> list[list[Hit]]:
-        """Ranked hits (with theorem records and slogans) for each query, best first; ``categories`` keeps arXiv
-        papers listed in any of them (primary or cross-list)."""
-        return [r.hits for r in self._rank_each(self.retriever, queries, k, _filters(sources, kinds, papers, year_min,
-                                                                                   year_max, categories))]  # fmt: skip
+    def search_batch(self, queries: Sequence[str], k: int | None = None, *, filters: Filters | None = None,
+                     **keywords: Unpack[FilterKeywords]) -> list[list[Hit]]:  # fmt: skip
+        """Ranked hits (with theorem records and slogans) for each query, best first. Filters: a
+        :class:`~theorem_rag.filters.Filters`, or the keywords ``sources``, ``kinds``, ``papers`` (document ids),
+        ``year_min``, ``year_max`` and ``categories`` (arXiv papers listed in any of them, primary or cross-list),
+        each a value or a list."""
+        return [r.hits for r in self._rank_each(self.retriever, queries, k, filters, keywords)]
 
-    def _rank_each(self, retriever: Any, texts: Sequence[str], k: int | None,
-                   filters: dict[str, Any]) -> list[Results[Hit]]:
+    def _rank_each(self, retriever: Any, texts: Sequence[str], k: int | None, filters: Filters | None,
+                   keywords: Mapping[str, Any]) -> list[Results[Hit]]:  # fmt: skip
         """Each text ranked by ``retriever``, with its plan: what :meth:`search_batch`, :meth:`premises_batch` and
         :meth:`results` share."""
         k = self._check_k(k)
         self._check_built()
-        return [Results(retriever.search(plan, k=k, filters=filters), plan) for plan in map(retriever.plan, texts)]
+        chosen = _chosen(filters, keywords)
+        return [Results(retriever.search(plan, k=k, filters=chosen), plan) for plan in map(retriever.plan, texts)]
 
-    def search(self, query: str, k: int | None = None, **filters: Any) -> list[Hit]:
-        """Ranked hits for one query; keyword filters as in :meth:`search_batch`."""
-        return self.search_batch([query], k, **filters)[0]
+    def search(self, query: str, k: int | None = None, *, filters: Filters | None = None,
+               **keywords: Unpack[FilterKeywords]) -> list[Hit]:  # fmt: skip
+        """Ranked hits for one query; filters as in :meth:`search_batch`."""
+        return self.search_batch([query], k, filters=filters, **keywords)[0]
 
-    def results(self, query: str, k: int | None = None, **filters: Any) -> Results[Hit]:
+    def results(self, query: str, k: int | None = None, *, filters: Filters | None = None,
+                **keywords: Unpack[FilterKeywords]) -> Results[Hit]:  # fmt: skip
         """The hits of :meth:`search` for one query with the plan the search read in it, which :meth:`assess`
-        explains them with; keyword filters as in :meth:`search_batch`.
+        explains them with; filters as in :meth:`search_batch`.
 
         >>> found = search.results("CRT", k=3)                     # doctest: +SKIP
         >>> search.assess("CRT", found.hits, found.plan).notes      # doctest: +SKIP
         ('CRT = Chinese remainder theorem',)
         """
-        return self._rank_each(self.retriever, [query], k, _filters(**_filter_kwargs(filters)))[0]
+        return self._rank_each(self.retriever, [query], k, filters, keywords)[0]
 
     def premise_retriever(self) -> Any:
         """The retriever :meth:`premises` ranks with: this search's in ``mode="premises"`` (premise-embedded query
@@ -240,18 +230,8 @@ class TheoremSearch:
         extra spaces."""
         return self.retriever.with_options(mode="premises", understand=False, reranker=None, extra_spaces=())
 
-    def premises_batch(
-        self,
-        statements: Sequence[str],
-        k: int | None = None,
-        *,
-        sources: Sequence[str] | str | None = None,
-        kinds: Sequence[str] | str | None = None,
-        papers: Sequence[str] | str | None = None,
-        year_min: int | None = None,
-        year_max: int | None = None,
-        categories: Sequence[str] | str | None = None,
-    ) -> list[list[Hit]]:
+    def premises_batch(self, statements: Sequence[str], k: int | None = None, *, filters: Filters | None = None,
+                       **keywords: Unpack[FilterKeywords]) -> list[list[Hit]]:  # fmt: skip
         """For each statement (LaTeX, a goal to prove in words, or a statement id such as ``stacks:0D09``), the
         results a proof of it is likely to use, best first; the statement itself is never among them. Filters as
         in :meth:`search_batch`.
@@ -259,16 +239,16 @@ class TheoremSearch:
         >>> [h.theorem_id for h in search.premises_batch(["stacks:0D09"], k=3)[0]]   # doctest: +SKIP
         ['stacks:08TM', ...]
         """
-        return [r.hits for r in self._rank_each(self.premise_retriever(), statements, k,
-                                                _filters(sources, kinds, papers, year_min, year_max, categories))]
+        return [r.hits for r in self._rank_each(self.premise_retriever(), statements, k, filters, keywords)]
 
-    def premises(self, statement: str, k: int | None = None, **filters: Any) -> list[Hit]:
+    def premises(self, statement: str, k: int | None = None, *, filters: Filters | None = None,
+                 **keywords: Unpack[FilterKeywords]) -> list[Hit]:  # fmt: skip
         """The results a proof of one statement (or goal, or statement id) is likely to use; see
         :meth:`premises_batch`.
 
         >>> search.premises("Let $A$ be a Noetherian ring. Then $A[x]$ is Noetherian.", k=5)   # doctest: +SKIP
         """
-        return self.premises_batch([statement], k, **filters)[0]
+        return self.premises_batch([statement], k, filters=filters, **keywords)[0]
 
     def fit_premise_head(self, *, holdout: Sequence[str] = (), queries: int = 1000, seed: int = 0,
                          progress: Any = None) -> dict[str, Any]:  # fmt: skip
@@ -285,16 +265,19 @@ class TheoremSearch:
         self.store.save_premise_head(head.to_dict())
         return head.to_dict()
 
-    def search_papers(self, query: str, k: int | None = None, **filters: Any) -> list[PaperHit]:
-        """Paper-level results: documents ranked by their best matching statements."""
-        return self.paper_results(query, k, **filters).hits
+    def search_papers(self, query: str, k: int | None = None, *, filters: Filters | None = None,
+                      **keywords: Unpack[FilterKeywords]) -> list[PaperHit]:  # fmt: skip
+        """Paper-level results: documents ranked by their best matching statements; filters as in
+        :meth:`search_batch`."""
+        return self.paper_results(query, k, filters=filters, **keywords).hits
 
-    def paper_results(self, query: str, k: int | None = None, **filters: Any) -> Results[PaperHit]:
+    def paper_results(self, query: str, k: int | None = None, *, filters: Filters | None = None,
+                      **keywords: Unpack[FilterKeywords]) -> Results[PaperHit]:  # fmt: skip
         """The papers of :meth:`search_papers` for one query with the plan the search read in it (as
         :meth:`results`)."""
         k = self._check_k(k)
         self._check_built()
-        chosen = _filters(**_filter_kwargs(filters))
+        chosen = _chosen(filters, keywords)
         plan = self.retriever.plan(query)
         return Results(self.retriever.search_papers(plan, k=k, filters=chosen), plan)
 
@@ -466,11 +449,3 @@ def _confidence(hit: Hit | PaperHit) -> float | None:
     if isinstance(hit, PaperHit):
         return max((h.confidence for h in hit.hits if h.confidence is not None), default=None)
     return hit.confidence
-
-
-def _filter_kwargs(filters: Mapping[str, Any]) -> dict[str, Any]:
-    allowed = ("sources", "kinds", "papers", "year_min", "year_max", "categories")
-    unknown = sorted(set(filters) - set(allowed))
-    if unknown:
-        raise InputError(f"unknown filter(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}")
-    return {name: filters.get(name) for name in allowed}

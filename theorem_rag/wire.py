@@ -12,12 +12,13 @@ where the source has one, and a one-line ``citation``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
 
 from theorem_rag.citations import bibtex, markdown, source_cite
-from theorem_rag.filters import CATEGORY_PATTERN, check_category
+from theorem_rag.filters import CATEGORY_PATTERN, KEYWORD_FIELDS, Filters, check_category
 from theorem_rag.citations import reference as citation
 from theorem_rag.records import Document, Hit, Neighbours, PaperHit, Theorem
 
@@ -42,10 +43,10 @@ class FilterFields(BaseModel):
     year_max: int | None = Field(None, description="Only documents up to this year.")
     categories: list[Category] | None = Field(None, description=CATEGORIES_DESCRIPTION)
 
-    def filters(self) -> dict[str, Any]:
-        """The keyword filters of :meth:`TheoremSearch.search` and :meth:`TheoremSearch.premises`."""
-        return {"sources": self.sources, "kinds": self.kinds, "papers": self.papers,
-                "year_min": self.year_min, "year_max": self.year_max, "categories": self.categories}  # fmt: skip
+    def filters(self) -> Filters:
+        """The request's :class:`~theorem_rag.filters.Filters`, as :meth:`TheoremSearch.search` and
+        :meth:`TheoremSearch.premises` take them (an :class:`~theorem_rag.errors.InputError` if they are not)."""
+        return Filters.from_keywords(self.model_dump(include=set(KEYWORD_FIELDS)))
 
 
 class SearchRequest(FilterFields):
@@ -145,12 +146,16 @@ class SearchResponse(BaseModel):
     message: str | None = Field(None, description="Said plainly when nothing matches well.")
     suggestions: list[str] = Field([], description="What to try instead (a close name, other wording).")
 
-    def assessed(self, assessment: Any) -> SearchResponse:
-        """This response with the fields of an ``Assessment`` (``TheoremSearch.assess``)."""
-        return self.model_copy(update={
-            "confident": assessment.confident, "confidence": assessment.confidence, "message": assessment.message,
-            "suggestions": list(assessment.suggestions),
-        })  # fmt: skip
+    @classmethod
+    def from_results(cls, query: str, level: Level, k: int, found: Sequence[Hit] | Sequence[PaperHit],
+                     assessment: Any) -> SearchResponse:  # fmt: skip
+        """The answer to a search, the REST API's and the MCP tool's alike: its statements (papers at paper level)
+        with the fields of their ``Assessment`` (``TheoremSearch.assess``)."""
+        found_out = ({"papers": [PaperHitOut.from_paper_hit(p) for p in found]} if level == "paper"
+                     else {"results": [HitOut.from_hit(h) for h in found]})  # fmt: skip
+        return cls(query=query, level=level, k=k, **found_out, confident=assessment.confident,
+                   confidence=assessment.confidence, message=assessment.message,
+                   suggestions=list(assessment.suggestions))  # fmt: skip
 
 
 class PremisesResponse(BaseModel):
@@ -159,6 +164,10 @@ class PremisesResponse(BaseModel):
     statement: str
     k: int
     results: list[HitOut] = []
+
+    @classmethod
+    def from_hits(cls, statement: str, k: int, hits: Sequence[Hit]) -> PremisesResponse:
+        return cls(statement=statement, k=k, results=[HitOut.from_hit(h) for h in hits])
 
 
 class TheoremOut(HitOut):
@@ -189,6 +198,11 @@ class PaperOut(DocumentOut):
     """A document with its statements in source order (at most ``limit``)."""
 
     theorems: list[TheoremSummary] = []
+
+    @classmethod
+    def from_page(cls, document: Document, theorems: Sequence[Theorem]) -> PaperOut:
+        return cls(**DocumentOut.from_document(document).model_dump(),
+                   theorems=[TheoremSummary.from_theorem(t) for t in theorems])  # fmt: skip
 
 
 class TheoremSummary(BaseModel):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from theorem_rag.filters import Filters
 from theorem_rag.wire import HitOut, PaperHitOut, SearchRequest, TheoremOut, citation
 from theorem_rag.records import Document, Hit, PaperHit, Theorem
 
@@ -41,8 +42,7 @@ def test_paper_hit_out_keeps_hits_with_records():
 
 def test_search_request_rejects_unknown_fields_and_maps_filters():
     req = SearchRequest(query="ring", sources=["stacks"], year_min=2000, categories=["math.AG", "hep-th"])
-    assert req.filters() == {"sources": ["stacks"], "kinds": None, "papers": None, "year_min": 2000, "year_max": None,
-                             "categories": ["math.AG", "hep-th"]}  # fmt: skip
+    assert req.filters() == Filters(source=("stacks",), year_min=2000, category=("hep-th", "math.AG"))
     for bad in ("math AG", "", "math."):
         with pytest.raises(ValidationError, match="arXiv categories such as 'math.AG'"):
             SearchRequest(query="ring", categories=[bad])

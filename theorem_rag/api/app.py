@@ -34,8 +34,7 @@ from theorem_rag.serving.admission import Overloaded
 from theorem_rag.serving.deadline import DeadlineExceeded
 from theorem_rag.serving.service import SearchService
 from theorem_rag.wire import (
-    Category, DocumentOut, ErrorOut, HitOut, Level, PaperHitOut, PaperOut, PremisesRequest, PremisesResponse,
-    SearchRequest, SearchResponse, TheoremOut, TheoremSummary,
+    Category, ErrorOut, Level, PaperOut, PremisesRequest, PremisesResponse, SearchRequest, SearchResponse, TheoremOut,
 )  # fmt: skip
 
 log = logging.getLogger("theorem_rag.api")
@@ -185,14 +184,10 @@ def create_app(
     auth = [Depends(_auth_dependency(api_key))]
 
     async def do_search(req: SearchRequest) -> SearchResponse:
-        k = search.k if req.k is None else req.k
         found, assessment = await service.search_assessed(req.query, req.k, paper_level=req.level == "paper",
-                                                          **req.filters())  # fmt: skip
-        if req.level == "paper":
-            return SearchResponse(query=req.query, level="paper", k=k,
-                                  papers=[PaperHitOut.from_paper_hit(p) for p in found]).assessed(assessment)  # fmt: skip
-        return SearchResponse(query=req.query, level="theorem", k=k,
-                              results=[HitOut.from_hit(h) for h in found]).assessed(assessment)
+                                                          filters=req.filters())  # fmt: skip
+        return SearchResponse.from_results(req.query, req.level, search.k if req.k is None else req.k, found,
+                                           assessment)  # fmt: skip
 
     @app.get("/health", tags=["service"])
     async def health() -> JSONResponse:
@@ -226,9 +221,8 @@ def create_app(
     async def do_premises(req: PremisesRequest) -> PremisesResponse:
         # Admitted, in a slot and under the deadline like a search; the premise query is embedded in the worker
         # thread (it is not a search query, so the shared query batches do not serve it).
-        hits = await run(search.premises, req.statement, req.k, **req.filters())
-        return PremisesResponse(statement=req.statement, k=search.k if req.k is None else req.k,
-                                results=[HitOut.from_hit(h) for h in hits])  # fmt: skip
+        hits = await run(search.premises, req.statement, req.k, filters=req.filters())
+        return PremisesResponse.from_hits(req.statement, search.k if req.k is None else req.k, hits)
 
     @app.get("/premises", response_model=PremisesResponse, tags=["search"], dependencies=auth)
     async def premises_get(
@@ -268,9 +262,7 @@ def create_app(
         page = await service.paper_page(doc_id, limit)
         if page is None:
             raise HTTPException(404, f"no paper or document with id {doc_id!r}")
-        doc, theorems = page
-        return PaperOut(**DocumentOut.from_document(doc).model_dump(),
-                        theorems=[TheoremSummary.from_theorem(t) for t in theorems])  # fmt: skip
+        return PaperOut.from_page(*page)
 
     return app
 

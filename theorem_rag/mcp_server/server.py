@@ -16,8 +16,9 @@ query embeddings shared between concurrent calls, a deadline per call.
 
 # No ``from __future__ import annotations``: the SDK evaluates the tool signatures, whose annotations name
 # closure variables (the search limits).
-from collections.abc import Awaitable
-from typing import Annotated, Any, TypeVar
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
 
 try:
     from mcp.server.mcpserver import MCPServer
@@ -32,11 +33,8 @@ from theorem_rag.serving.admission import Overloaded
 from theorem_rag.serving.deadline import DeadlineExceeded
 from theorem_rag.serving.service import SearchService
 from theorem_rag.wire import (
-    CATEGORIES_DESCRIPTION, Category, DocumentOut, FilterFields, HitOut, PaperHitOut, PaperOut, PremisesResponse,
-    SearchResponse, TheoremOut, TheoremSummary,
+    CATEGORIES_DESCRIPTION, Category, FilterFields, PaperOut, PremisesResponse, SearchResponse, TheoremOut,
 )  # fmt: skip
-
-T = TypeVar("T")
 
 # The filter parameters both search tools take (flat, so that clients see plain arguments).
 Sources = Annotated[list[str] | None, Field(description="Only these sources, e.g. ['stacks'].")]
@@ -54,14 +52,16 @@ INSTRUCTIONS = (
 )
 
 
-async def _guarded(call: Awaitable[T]) -> T:
-    """Await a search call, turning the errors callers can act on into tool errors with a clear message; any other
-    exception propagates, and the SDK reports it as an internal error without its text."""
+@contextmanager
+def _tool_errors() -> Iterator[None]:
+    """Turn the errors callers can act on (bad filters or query, no index, a full server, ...) into tool errors
+    with a clear message; any other exception propagates, and the SDK reports it as an internal error without its
+    text."""
     from theorem_rag.db.store import StoreUnavailable
     from theorem_rag.search import IndexNotBuilt
 
     try:
-        return await call
+        yield
     except (InputError, IndexNotBuilt) as err:
         raise ToolError(str(err)) from err
     except StoreUnavailable as err:
@@ -102,14 +102,12 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
         paper_level: Annotated[bool, Field(description="Rank papers (documents) instead of statements.")] = False,
     ) -> SearchResponse:
         """Search theorems, lemmas and definitions by meaning; results carry id, statement, slogan and url."""
-        filters = FilterFields(sources=sources, kinds=kinds, papers=papers, year_min=year_min, year_max=year_max,
-                               categories=categories).filters()
-        found, assessment = await _guarded(service.search_assessed(query, k, paper_level=paper_level, **filters))
-        if paper_level:
-            return SearchResponse(query=query, level="paper", k=k,
-                                  papers=[PaperHitOut.from_paper_hit(p) for p in found]).assessed(assessment)  # fmt: skip
-        return SearchResponse(query=query, level="theorem", k=k,
-                              results=[HitOut.from_hit(h) for h in found]).assessed(assessment)
+        fields = FilterFields(sources=sources, kinds=kinds, papers=papers, year_min=year_min, year_max=year_max,
+                              categories=categories)  # fmt: skip
+        with _tool_errors():
+            found, assessment = await service.search_assessed(query, k, paper_level=paper_level,
+                                                              filters=fields.filters())  # fmt: skip
+        return SearchResponse.from_results(query, "paper" if paper_level else "theorem", k, found, assessment)
 
     @server.tool(annotations=read_only)
     async def find_premises(
@@ -125,10 +123,11 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
     ) -> PremisesResponse:
         """Premise search: the results (lemmas, definitions, theorems) a proof of the statement is likely to use,
         best first; the statement itself is left out. Each carries id, statement, slogan and url."""
-        filters = FilterFields(sources=sources, kinds=kinds, papers=papers, year_min=year_min, year_max=year_max,
-                               categories=categories).filters()
-        hits = await _guarded(run(search.premises, statement, k, **filters))
-        return PremisesResponse(statement=statement, k=k, results=[HitOut.from_hit(h) for h in hits])
+        fields = FilterFields(sources=sources, kinds=kinds, papers=papers, year_min=year_min, year_max=year_max,
+                              categories=categories)  # fmt: skip
+        with _tool_errors():
+            hits = await run(search.premises, statement, k, filters=fields.filters())
+        return PremisesResponse.from_hits(statement, k, hits)
 
     @server.tool(annotations=read_only)
     async def get_theorem(
@@ -136,7 +135,8 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
     ) -> TheoremOut:
         """The full record of one statement: LaTeX, proof, slogan, kind, number, name, document, url, citations
         (line, the source's \\cite with its BibTeX entry, Markdown), and the ids it uses / is used by in proofs."""
-        page = await _guarded(service.theorem_page(id))
+        with _tool_errors():
+            page = await service.theorem_page(id)
         if page is None:
             raise ToolError(f"no theorem with id {id!r}; ids come from search_theorems results")
         return TheoremOut.from_record(*page)
@@ -147,11 +147,10 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
         limit: Annotated[int, Field(ge=1, le=max_paper_theorems, description="Statements listed at most.")] = 50,
     ) -> PaperOut:
         """A paper, chapter or encyclopedia entry with its statements in source order."""
-        page = await _guarded(service.paper_page(id, limit))
+        with _tool_errors():
+            page = await service.paper_page(id, limit)
         if page is None:
             raise ToolError(f"no paper or document with id {id!r}; ids are the 'doc_id' of search results")
-        doc, theorems = page
-        return PaperOut(**DocumentOut.from_document(doc).model_dump(),
-                        theorems=[TheoremSummary.from_theorem(t) for t in theorems])  # fmt: skip
+        return PaperOut.from_page(*page)
 
     return server

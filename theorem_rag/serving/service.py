@@ -23,6 +23,7 @@ from typing import Any
 import anyio
 
 from theorem_rag.errors import InputError
+from theorem_rag.filters import Filters
 from theorem_rag.query import validate_query
 from theorem_rag.serving.admission import Admission
 from theorem_rag.serving.batching import QueryBatcher, provided
@@ -78,7 +79,7 @@ class SearchService:
                 return await call_with_deadline(self._in_thread(fn, vectors), *args, deadline=until, **kwargs)
 
     async def search_assessed(self, query: str, k: int | None, *, paper_level: bool = False,
-                              **filters: Any) -> tuple[list, Any]:  # fmt: skip
+                              filters: Filters | None = None) -> tuple[list, Any]:  # fmt: skip
         """What a server answers a search with: the results (papers when ``paper_level``) and their assessment
         (``assess``, with the plan the search read), computed in one :meth:`call`: one admission, one slot, one
         pinned connection. As two calls, a request holding its results queued again for a slot to assess them,
@@ -86,7 +87,7 @@ class SearchService:
         search = self.search
 
         def both() -> tuple[list, Any]:
-            found = (search.paper_results if paper_level else search.results)(query, k, **filters)
+            found = (search.paper_results if paper_level else search.results)(query, k, filters=filters)
             return found.hits, search.assess(query, found.hits, found.plan)
 
         return await self.call(both, query=query)
