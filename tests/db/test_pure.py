@@ -135,3 +135,20 @@ def test_fuse_keeps_a_lead_that_rank_fusion_loses():
     assert fuse([]) == [] and fuse([[]]) == []
     with pytest.raises(InputError, match="fusion must be one of"):
         fuse([dense], method="borda")
+
+
+def test_an_exact_name_does_not_squash_the_other_full_text_scores():
+    """The full-text ranking's exact-name boost (+10) is left out of the scores fused: with it, min-max scaling put
+    every other candidate's full-text part near 0 and the dense order alone decided between them (issue 54)."""
+    from theorem_rag.db.text_sql import EXACT_NAME_BOOST
+    from theorem_rag.records import Hit
+    from theorem_rag.retrieval.fusion import fuse
+    from theorem_rag.retrieval.retriever import fusion_score
+
+    text = [Hit("named", EXACT_NAME_BOOST + 0.3, lexical_rank=1), Hit("b", 0.9, lexical_rank=2),
+            Hit("c", 0.2, lexical_rank=3)]
+    dense = [Hit("c", 0.80, dense_rank=1), Hit("b", 0.75, dense_rank=2), Hit("named", 0.3, dense_rank=3)]
+    fused = fuse([[(h.theorem_id, fusion_score(h)) for h in r] for r in (dense, text)], weights=[1.0, 1.0])
+    # b: dense 0.9 of the range, full text 1 -> 1.9; c: dense 1, full text 0 -> 1.0 (with the boost: b 0.96, c 1.0)
+    assert [d for d, _ in fused].index("b") < [d for d, _ in fused].index("c")
+    assert fusion_score(text[0]) == pytest.approx(0.3) and fusion_score(dense[0]) == 0.80

@@ -83,6 +83,23 @@ def test_a_sentence_quoting_ascii_math_is_searched_as_typed(query):
     assert not plan.formula and plan.text == query and plan.formula_keys == () and plan.variants == ()
 
 
+@pytest.mark.parametrize("query", [
+    "Does a^2 + b^2 = c^2 have infinitely many primitive solutions?",
+    "Is every bounded sequence x_n in R^k convergent along a subsequence?",
+    r"every Lipschitz $f\colon [0,1] \to \mathbb{R}$ is differentiable almost everywhere",
+])  # fmt: skip
+def test_a_short_sentence_quoting_a_formula_is_searched_as_typed(query):
+    """Five to eight words of prose around a formula make a sentence, not a formula (issue 53: such queries about
+    papers in no index were read into words and fell from the first places: unseen dev MRR@20 0.696 -> 0.747)."""
+    assert formula_text(query) is None and not understand(query).formula
+
+
+def test_latex_typed_without_dollars_is_a_formula_whatever_its_commands():
+    """Command names are no prose: \\lim, \\frac and \\to counted as three words of it."""
+    query = r"\lim_{x\to 0} \frac{\sin x}{x} = 1 = \lim_{x\to 0} \frac{\tan x}{x}"
+    assert formula_text(query) is not None and understand(query).formula
+
+
 @pytest.mark.parametrize("query", ["1-1 correspondence", "2-out-of-3 property", "1-1 function", "n-dimensional sphere"])
 def test_hyphenated_prose_is_not_a_formula(query):
     plan = understand(query)

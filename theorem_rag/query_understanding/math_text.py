@@ -104,19 +104,25 @@ def ascii_to_latex(query: str) -> str:
     return " ".join(text.split())
 
 
-# A LaTeX query with more words of prose than this outside its math is a statement written out (a premise, a
-# slogan with symbols), searched as typed as before; only formula-like queries are read into words.
-MAX_PROSE_WORDS = 8
+# A query with more words of prose than this outside its math is a sentence (a premise, a slogan with symbols, a
+# question quoting a formula), searched as typed; only formula-like queries are read into words. At 8, sentences
+# such as "Does x^3 + y^3 = z^3 have any solutions in positive integers?" were read as formulas: on the papers in no
+# index (unseen_dev) MRR@20 0.696 at 8 and 0.747 at 2-4 (0.731 at 5), the probes 0.792 -> 0.786, every other dev
+# set within 0.001 (benchmarks/experiments/2026-12-06-unseen).
+MAX_PROSE_WORDS = 4
 _MATH = re.compile(r"\$\$.*?\$\$|\$.*?\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
 
 
 def prose_words(query: str) -> int:
-    """Words outside the math of a LaTeX query.
+    """Words outside the math of a LaTeX query; command names are no words (LaTeX typed without dollars is all
+    outside the delimiters).
 
     >>> prose_words(r"$x^n + y^n = z^n$ has no solutions for $n > 2$")
     4
+    >>> prose_words(r"\\lim_{x \\to 0} \\frac{\\sin x}{x} = 1")
+    0
     """
-    return len(re.findall(r"[A-Za-z]{2,}", _MATH.sub(" ", query)))
+    return len(re.findall(r"[A-Za-z]{2,}", re.sub(r"\\[A-Za-z]+", " ", _MATH.sub(" ", query))))
 
 
 def ascii_prose_words(query: str) -> int:

@@ -7,8 +7,11 @@ research dev set, each on its primary metric, with per-query ranks kept for a lo
     python benchmarks/experiments/2026-12-06-research-panel/variants.py --limit 400 --variants default,plain \
         --out benchmarks/experiments/2026-12-06-research-panel/bisect.json
 
-Parts of a variant (joined by "+"): the bisect's switches (plain, base-space, query-model=DIR, no-formula,
-formula-weight=W, no-definition, no-acronym, no-title, no-translate, no-bare, rules-7a196e0, ascii-prose, read-math,
+A set with its own sources (unseen_dev.jsonl beside unseen/) has them parsed and added to the index for the run.
+
+Parts of a variant (joined by "+"): issue 53's before-53 (this round's ranking changes undone), prose=N,
+formula-reading=D:L, lex-share[=P], unboost, floor=F, unboost-floor=F; the bisect's switches (plain, base-space,
+query-model=DIR, no-formula, formula-weight=W, no-definition, no-acronym, no-title, no-translate, no-bare, rules-7a196e0, ascii-prose, read-math,
 short-translate, short-acronym, lex-adapted=W, lex-long=W), and section 8's: fusion=ranks|ranks+scores, rrf-k=K,
 depth=N, formula-flat (the formula ranking at weight 5 whatever it matches), score-fusion=F, mix-fusion=F:A,
 mix-unboost=A, norm=z|max.
@@ -31,6 +34,7 @@ SETS = {
     "stacks_proof_refs": (EVAL / "stacks_proof_refs.jsonl", "recall@20"),
     "dev_probes": (ROOT / "benchmarks" / "probes" / "dev_probes.jsonl", "hit@1"),
     "research_dev": (EVAL / "research_dev.jsonl", "mrr@20"),
+    "unseen_dev": (EVAL / "unseen_dev.jsonl", "mrr@20"),
 }
 
 
@@ -168,6 +172,81 @@ def _normalisation(how):
     return (rmod, "fuse", fuse)
 
 
+def _fuse_scaled(unboost=False, floor=0.0):
+    """Patch (issue 54's fusion defect): the default fusion with the full-text scores' exact-name boost taken off
+    before scaling (``unboost``: exact names go first anyway) and each ranking's range floored at ``floor`` (scores
+    within less than ``floor`` of the best stay near 1 instead of being stretched to 1 and 0)."""
+    import theorem_rag.retrieval.retriever as rmod
+    from theorem_rag.db.text_sql import EXACT_NAME_BOOST
+    from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
+
+    def fuse(rankings, k=60, weights=None, method="ranks+scores"):
+        ranked = reciprocal_rank_fusion([[d for d, _ in r] for r in rankings], k=k, weights=weights)
+        if method == "ranks" or not ranked:
+            return ranked
+        scores = {}
+        for ranking, w in zip(rankings, weights or [1.0] * len(rankings)):
+            first = {}
+            for d, s in ranking:
+                first.setdefault(d, s - EXACT_NAME_BOOST if unboost and s >= EXACT_NAME_BOOST else s)
+            if not first:
+                continue
+            hi, lo = max(first.values()), min(first.values())
+            span = max(hi - lo, floor)
+            for d, s in first.items():
+                scores[d] = scores.get(d, 0.0) + w * ((1.0 - (hi - s) / span) if span > 0 else 1.0)
+        top_r, top_s = ranked[0][1] or 1.0, max(scores.values(), default=0.0) or 1.0
+        order = {d: i for i, (d, _) in enumerate(ranked)}
+        both = [(d, r / top_r + scores.get(d, 0.0) / top_s) for d, r in ranked]
+        return sorted(both, key=lambda it: (-it[1], order[it[0]]))
+
+    return (rmod, "fuse", fuse)
+
+
+def _lexical_by_share(power=1.0):
+    """Patch (issue 53): a long query's full-text ranking weighs its usual weight times the share of the query's
+    rare words (by IDF) its best statement has, to the power ``power``, as the formula ranking weighs the share of
+    the query's formula its best statement has: a ranking whose best match holds a third of the query is a weak
+    witness. Keyword queries (ts_rank_cd scores) and exact names keep their weight."""
+    import theorem_rag.retrieval.retriever as rmod
+    from theorem_rag.db.text_sql import EXACT_NAME_BOOST
+    from theorem_rag.query import is_short_query
+
+    original = rmod.TheoremRetriever._gather
+
+    def _gather(self, plan, *args, **kwargs):
+        found = original(self, plan, *args, **kwargs)
+        texts = iter(plan.texts)
+        for i, ranking in enumerate(found.rankings):
+            if ranking and ranking[0].lexical_rank is not None:
+                text = next(texts, plan.text)
+                top = ranking[0].score
+                if not is_short_query(text) and top < EXACT_NAME_BOOST:
+                    found.weights[i] *= min(1.0, max(top, 0.0)) ** power
+        return found
+
+    return (rmod.TheoremRetriever, "_gather", _gather)
+
+
+def _formula_reading(dense_w, lex_w):
+    """Patch (issue 53): in a formula query, the rankings of the formula read into words (the plan's first text)
+    weigh ``dense_w`` (its dense ranking) and ``lex_w`` (its full-text ranking) instead of 1 and the usual full-text
+    weight; the query as typed (a variant) and the formula ranking keep theirs."""
+    import theorem_rag.retrieval.retriever as rmod
+
+    original = rmod.TheoremRetriever._gather
+
+    def _gather(self, plan, *args, **kwargs):
+        found = original(self, plan, *args, **kwargs)
+        if plan.formula and len(found.rankings) >= 2:
+            found.weights[0] *= dense_w
+            if found.rankings[1] and found.rankings[1][0].lexical_rank is not None:
+                found.weights[1] *= lex_w
+        return found
+
+    return (rmod.TheoremRetriever, "_gather", _gather)
+
+
 def variant_setup(name, base):
     """(search, patches) of a variant; ``base`` is the default TheoremSearch."""
     import theorem_rag.query_understanding.plan as plan
@@ -258,8 +337,8 @@ def variant_setup(name, base):
             patches.append((plan, "_expand_acronyms", lambda t, o=original_e, n=n: o(t) if len(t.split()) <= n else []))
         elif key == "lex-adapted":
             w = float(value)
-            search = search.with_options()
-            search.retriever.lexical_weights = (retriever.LEXICAL_WEIGHT_SHORT, retriever.LEXICAL_WEIGHT_LONG, w)
+            search = search.with_options(
+                lexical_weights=(retriever.LEXICAL_WEIGHT_SHORT, retriever.LEXICAL_WEIGHT_LONG, w))
         elif key == "formula-flat":
             # the formula ranking's scores divided by its best's: the same ranking at weight FORMULA_WEIGHT
             from dataclasses import replace as with_score
@@ -273,9 +352,35 @@ def variant_setup(name, base):
             patches.append((TextOps, "search_formula", flat))
         elif key == "norm":
             patches.append(_normalisation(value))
+        elif key == "before-53":
+            # this round's two ranking changes undone: formulas up to 8 words of prose, LaTeX commands counted as
+            # prose, full-text scores fused with their exact-name boost
+            import re
+
+            import theorem_rag.query_understanding.math_text as mt
+
+            def prose_words(q):
+                return len(re.findall(r"[A-Za-z]{2,}", mt._MATH.sub(" ", q)))
+
+            patches += [(mt, "MAX_PROSE_WORDS", 8), (mt, "prose_words", prose_words),
+                        (retriever, "fusion_score", lambda h: h.score)]
+        elif key == "prose":
+            import theorem_rag.query_understanding.math_text as mt
+
+            patches.append((mt, "MAX_PROSE_WORDS", int(value)))
+        elif key == "formula-reading":
+            d, _, l = value.partition(":")
+            patches.append(_formula_reading(float(d), float(l or d)))
+        elif key == "lex-share":
+            patches.append(_lexical_by_share(float(value or 1.0)))
+        elif key == "unboost":
+            patches.append(_fuse_scaled(unboost=True))
+        elif key == "floor":
+            patches.append(_fuse_scaled(floor=float(value)))
+        elif key == "unboost-floor":
+            patches.append(_fuse_scaled(unboost=True, floor=float(value)))
         elif key == "depth":
-            search = search.with_options()
-            search.retriever.depth = int(value)
+            search = search.with_options(depth=int(value))
         elif key == "fusion":
             search = search.with_options(fusion=value)
         elif key == "rrf-k":
@@ -291,9 +396,8 @@ def variant_setup(name, base):
             patches += _score_fusion(float(factor), mix=key == "mix-fusion", alpha=float(alpha or 1.0))
         elif key == "lex-long":
             w = float(value)
-            search = search.with_options()
             lw = search.retriever.lexical_weights
-            search.retriever.lexical_weights = (lw[0], w, *lw[2:])
+            search = search.with_options(lexical_weights=(lw[0], w, *lw[2:]))
         else:
             raise SystemExit(f"unknown variant part {part!r}")
     return search, patches
@@ -301,8 +405,9 @@ def variant_setup(name, base):
 
 def main() -> None:
     from theorem_rag.config import Settings
-    from theorem_rag.eval.metrics import score_ranking
+    from theorem_rag.eval.index_configs import EvalIndex
     from theorem_rag.eval.queries import legacy_aliases, load_queries, resolve_ids
+    from theorem_rag.eval.set_corpora import parsed_records, set_corpus
     from theorem_rag.record_files import read_records
     from theorem_rag.search import TheoremSearch
 
@@ -313,9 +418,24 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
-    base = TheoremSearch.from_settings(Settings())
+    settings = Settings()
+    base = TheoremSearch.from_settings(settings)
     aliases = legacy_aliases(read_records(ROOT / "data" / "records").theorems)
     sets = {n: resolve_ids(load_queries(SETS[n][0])[: args.limit], aliases) for n in args.sets.split(",")}
+    # A set with its own sources (unseen_dev.jsonl beside unseen/): its statements join the index for the run.
+    extras = [t for n in sets if (folder := set_corpus(SETS[n][0])) is not None
+              for t in read_records(parsed_records(folder, settings.data_dir / "eval-corpora")).theorems]
+    index = EvalIndex(settings)
+    index.add_records(extras)
+    try:
+        run(args, base, sets)
+    finally:
+        index.remove_records([t.id for t in extras])
+
+
+def run(args, base, sets) -> None:
+    from theorem_rag.eval.metrics import score_ranking
+
     ks = (1, 5, 10, 20)
     out = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "limit": args.limit, "variants": {}}
     if args.out.exists():
