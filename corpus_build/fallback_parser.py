@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from corpus_build.macros import read_group
 from corpus_build.raw import RawStatement
+from corpus_build.tex_scan import mask_text
 from corpus_build.theorems import TheoremEnv
 
 LEVELS = ("part", "chapter", "section", "subsection", "subsubsection")
@@ -102,9 +103,13 @@ def _line_of(newlines: list[int], pos: int) -> int:
 
 
 def parse_fallback(text: str, envs: dict[str, TheoremEnv]) -> FallbackResult:
-    """Parse every declared theorem-like environment in a comment-stripped, flattened ``text``."""
+    """Parse every declared theorem-like environment in a comment-stripped, flattened ``text``.
+
+    Commands inside verbatim material and ``comment`` environments are not read, as TeX does not read them (the
+    CRing Project keeps unfinished statements in ``\\begin{comment}``); bodies are cut from ``text`` as written.
+    """
     newlines = [i for i, c in enumerate(text) if c == "\n"]
-    tokens = list(_TOKEN.finditer(text))
+    tokens = list(_TOKEN.finditer(mask_text(text)[0]))
     ctr = _Counters(envs, any(t.group("head") == "chapter" for t in tokens))
     result = FallbackResult([])
     section: list[tuple[int, str]] = []

@@ -45,6 +45,16 @@ def _descendants(node: Any):
         yield from _descendants(child)
 
 
+def _own_labels(node: Any):
+    """The ``\\label``s inside a theorem node, but not those of a theorem environment nested in it (an example
+    that states a lemma: the lemma's label is the lemma's)."""
+    for child in node.childNodes or ():
+        if child.nodeName == "label":
+            yield str(child.attributes["label"])
+        elif not hasattr(child, "thmName"):
+            yield from _own_labels(child)
+
+
 def _first_block(node: Any) -> Any:
     """``node`` itself, or for a paragraph wrapper its first non-blank descendant; ``None`` if all blank."""
     if node.nodeName == "#text":
@@ -74,7 +84,7 @@ def _next_block(node: Any) -> Any:
 def _node_record(node: Any) -> dict[str, Any]:
     """What the parent needs from one theorem node, as plain data."""
     number = node.ref.textContent.strip() if getattr(node, "counter", None) and node.ref is not None else None
-    labels = [str(d.attributes["label"]) for d in _descendants(node) if d.nodeName == "label"]
+    labels = list(_own_labels(node))
     section = []
     parent = node.parentNode
     while parent is not None:

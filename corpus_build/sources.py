@@ -215,6 +215,8 @@ def detect_corpus(root: Path) -> str:
         return "hott"
     if has("realanal.tex") and (root / "slides").is_dir():
         return "lebl-ra"
+    if has("CRing.tex") and has("other", "theoremdef.tex"):
+        return "cring"
     subs = [p for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
     probe = [f for s in subs[:8] for f in sorted(s.glob("*.tex"))[:1]] + sorted(root.glob("*.tex"))[:1]
     probe = [f for f in probe if inside_file(root, f)]

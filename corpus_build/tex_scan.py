@@ -129,17 +129,23 @@ def scan_environments(text: str, envs: list[str] | tuple[str, ...]) -> list[Theo
         for k in range(len(opened) - 1, -1, -1):
             idx, body_start = opened[k]
             if spans[idx].env == env:
-                _fill(spans[idx], _drop_spans(text[body_start : m.start()], body_start, comments))
+                _fill(spans[idx], _drop_spans(text[body_start : m.start()], body_start, comments), spans[idx + 1 :])
                 spans[idx].closed = True
                 del opened[k]
                 break
     for idx, body_start in opened:
-        _fill(spans[idx], _drop_spans(text[body_start:stop], body_start, comments))
+        _fill(spans[idx], _drop_spans(text[body_start:stop], body_start, comments), spans[idx + 1 :])
     return spans
 
 
-def _fill(span: TheoremSpan, raw_body: str) -> None:
-    span.labels = tuple(m.strip() for m in _LABEL_RE.findall(raw_body))
+def _fill(span: TheoremSpan, raw_body: str, nested: list[TheoremSpan]) -> None:
+    """Body and labels of ``span``; the labels of the environments ``nested`` in it (begun after it, before its end)
+    are theirs, not its own."""
+    labels = [m.strip() for m in _LABEL_RE.findall(raw_body)]
+    for label in (x for inner in nested for x in inner.labels):
+        if label in labels:
+            labels.remove(label)
+    span.labels = tuple(labels)
     span.body = clean_body(raw_body)
 
 

@@ -11,7 +11,7 @@ bash scripts/setup.sh
 trag=.venv/bin/theorem-rag
 # The corpora: $THEOREM_RAG_CORPORA if set, else ../shared/corpora where it exists, else fetched once from their
 # public git repositories at pinned commits into <data dir>/corpora (needs git and the network; reruns reuse it).
-SOURCES=(stacks planetmath openlogic napkin hott lebl-ra papers)
+SOURCES=(stacks planetmath openlogic napkin hott lebl-ra cring papers)
 CORPORA=$($trag corpus locate-or-fetch "${SOURCES[@]}")
 $trag corpus parse "${SOURCES[@]/#/$CORPORA/}" --out data/records
 $trag index build --records data/records

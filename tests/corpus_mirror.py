@@ -69,6 +69,13 @@ REPOS: dict[str, list[dict[str, str | bytes]]] = {  # repository: the files each
          "slides/sup.tex": DOC % statement("Every bounded set has a supremum."), "LICENSE.md": "CC BY-SA 4.0\n",
          "figures/license.pdf": PDF, "figures/sup.fig": "#FIG 3.2\n"},
     ],
+    "aisejohan/cring": [
+        {"CRing.tex": "\\documentclass{book}\n\\input{other/theoremdef.tex}\n\\begin{document}\n"
+                      "\\input{chapters/spec.tex}\n\\input{chapters/completelocal.tex}\n\\end{document}\n",
+         "other/theoremdef.tex": THEOREMS, "chapters/spec.tex": statement("The spectrum of a ring is quasi-compact."),
+         "chapters/license.tex": "GNU Free Documentation License\n", "README": "The CRing Project\n",
+         "CRing.pdf": PDF},
+    ],
     "felixwellen/synthetic-zariski": [
         {"foundations/main.tex": DOC % "\\input{intro}", "foundations/intro.tex": statement("Every scheme is local."),
          "util/zariski.cls": THEOREMS, "util/build.py": "pass\n", "topology/main.tex": DOC % "Another paper."},
@@ -140,6 +147,7 @@ def write_manifest(folder: Path, commits: dict[str, list[str]]) -> Path:
         one("napkin", "vEnhance/napkin", 3),
         one("hott", "HoTT/book", 4),
         one("lebl-ra", "jirilebl/ra", 4),
+        one("cring", "aisejohan/cring", 5),
         {"name": "papers", "license": "per paper", "write": {"MANIFEST.jsonl": "papers.jsonl"}, "repos": [
             {"repo": "felixwellen/synthetic-zariski", "commit": commits["felixwellen/synthetic-zariski"][0],
              "dest": "sag-foundations", "root": "", "files": 3,

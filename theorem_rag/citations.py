@@ -35,6 +35,7 @@ SOURCE_LABELS = {
     "napkin": "Napkin",
     "hott": "HoTT Book",
     "lebl-ra": "Lebl, Basic Analysis",
+    "cring": "CRing Project",
 }
 
 # The works behind the corpora, as their authors ask to be cited (the Stacks entry is the project's own).
@@ -56,6 +57,9 @@ _WORKS = {
     "openlogic": ("misc", "openlogic", [
         ("author", "{The Open Logic Project}"), ("title", "The Open Logic Text"),
         ("howpublished", r"\url{https://openlogicproject.org}")]),
+    "cring": ("misc", "cring-project", [
+        ("author", "{The CRing Project contributors}"), ("title", "The CRing Project"),
+        ("howpublished", r"\url{https://github.com/aisejohan/cring}"), ("year", "2013")]),
 }  # fmt: skip
 
 

@@ -22,4 +22,5 @@ def adapter_class(kind: str) -> type[Adapter]:
         "hott": books.HottAdapter,
         "napkin": books.NapkinAdapter,
         "lebl-ra": books.LeblAdapter,
+        "cring": books.CRingAdapter,
     }.get(kind, Adapter)

@@ -1,9 +1,12 @@
-"""The three books: HoTT, Napkin and Lebl's Basic Analysis; one document each, ids ``<source>:<label>``."""
+"""The four books: HoTT, Napkin, Lebl's Basic Analysis and the CRing Project; one document each, ids
+``<source>:<label>``."""
 
 from __future__ import annotations
 
 from corpus_build.adapters.base import Adapter, Unit
+from corpus_build.corpus_manifest import load_manifest
 from corpus_build.raw import RawStatement
+from corpus_build.sources import SourceTree
 
 
 class HottAdapter(Adapter):
@@ -47,3 +50,26 @@ class LeblAdapter(Adapter):
 
     def meta(self, raw: RawStatement, unit: Unit) -> dict:
         return {"slides": True} if self.is_slides(unit) else {}
+
+
+class CRingAdapter(Adapter):
+    """The CRing Project (``CRing.tex``, which inputs ``other/*.tex`` and the chapters; one of them,
+    ``chapters/completelocal.tex``, is absent upstream and noted in the report). A statement's url is its file and
+    line in the repository at the commit the corpus manifest pins, which the document keeps in ``meta.commit``."""
+
+    source = "cring"
+    license = "GFDL-1.2"
+
+    def __init__(self, tree: SourceTree, source: str | None = None, doc_meta: dict | None = None) -> None:
+        super().__init__(tree, source, doc_meta)
+        manifest = load_manifest()
+        part = manifest.corpora["cring"].parts[0]
+        repo_url = f"{manifest.base_url}/{part.repo}"
+        self.blob_url = f"{repo_url}/blob/{part.commit}"
+        self.doc_meta = {"title": "The CRing Project", "url": repo_url, "commit": part.commit, **self.doc_meta}
+
+    def main_files(self, texts):
+        return ["CRing.tex"] if "CRing.tex" in texts else super().main_files(texts)
+
+    def url(self, raw: RawStatement, theorem_id: str, unit: Unit) -> str | None:
+        return f"{self.blob_url}/{raw.file or unit.main}" + (f"#L{raw.line}" if raw.line else "")

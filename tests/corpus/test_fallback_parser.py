@@ -63,6 +63,22 @@ def test_nested_environments_comments_and_unknown_kinds():
     assert res.unknown_kind == {"algo": 1}
 
 
+def test_statements_in_comment_and_verbatim_environments_are_not_read():
+    """TeX skips them, and so does plasTeX: the CRing Project keeps unfinished statements in comment blocks."""
+    tex = r"""\begin{thm}\label{a} Kept, with \verb|\end{thm}| inside.\end{thm}
+\begin{comment}We shall eventually prove:
+\begin{lem}\label{b} A lemma nobody proved.\end{lem}
+\end{comment}
+\begin{verbatim}\begin{thm} Shown as code. \end{thm}\end{verbatim}
+\begin{lem}\label{c} Kept too.\end{lem}"""
+    res = parse_fallback(tex, ENVS)
+    assert [(s.label, s.number, s.body) for s in res.statements] == [
+        ("a", "0.1", r"Kept, with \verb|\end{thm}| inside."),
+        ("c", "0.2", "Kept too."),
+    ]
+    assert res.unterminated == []
+
+
 def test_empty_and_garbage_inputs():
     assert parse_fallback("", ENVS).statements == []
     assert parse_fallback(r"\begin{lem}", ENVS).statements[0].body == ""

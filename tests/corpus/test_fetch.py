@@ -20,7 +20,7 @@ from shared_data import shared_dir
 from theorem_rag.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULTS = ["stacks", "planetmath", "openlogic", "napkin", "hott", "lebl-ra", "papers"]
+DEFAULTS = ["stacks", "planetmath", "openlogic", "napkin", "hott", "lebl-ra", "cring", "papers"]
 
 
 @pytest.fixture(scope="module")

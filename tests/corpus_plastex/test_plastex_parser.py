@@ -335,6 +335,18 @@ def test_comment_environment_is_skipped_whether_or_not_the_preamble_loads_the_pa
     assert result.truncated is False
 
 
+def test_a_label_inside_a_nested_statement_is_the_nested_statements_own():
+    text = (
+        "\\begin{theorem}\\label{outer} Outer, and\n\\begin{lemma}\\label{inner} inner.\\end{lemma}\n\\end{theorem}\n"
+        "\\begin{theorem} Unlabelled, holding\n\\begin{lemma}\\label{deep} a lemma.\\end{lemma}\n\\end{theorem}\n"
+    )
+    assert [s.labels for s in scan_environments(text, ["theorem", "lemma"])] == [("outer",), ("inner",), (), ("deep",)]
+    result = parse_with_plastex(text, theorem_envs={"theorem": "theorem", "lemma": "lemma"})
+    assert [(s.env, s.label, s.line) for s in result.statements] == [
+        ("theorem", "outer", 1), ("lemma", "inner", 2), ("theorem", None, 4), ("lemma", "deep", 5),
+    ]
+
+
 def test_ifnextchar_and_ifstar_take_one_branch():
     # plasTeX has no \@ifnextchar: without the parser's own, \lam below recursed until plasTeX died.
     preamble = (
