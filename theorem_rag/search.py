@@ -24,7 +24,7 @@ from theorem_rag.query_understanding import QueryPlan
 from theorem_rag.records import Document, Hit, Neighbours, PaperHit, Theorem
 
 if TYPE_CHECKING:
-    from theorem_rag.retrieval.retriever import RankingOptions
+    from theorem_rag.retrieval.options import RankingOptions
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ class TheoremSearch:
 
     Every consumer ranks through the one :class:`~theorem_rag.retrieval.retriever.TheoremRetriever` built here
     (reranker and extra spaces included): :meth:`search`, :meth:`as_retriever` and the agent tools agree. Its
-    options are ``ranking`` (:class:`~theorem_rag.retrieval.retriever.RankingOptions`), each of which a keyword
+    options are ``ranking`` (:class:`~theorem_rag.retrieval.options.RankingOptions`), each of which a keyword
     argument (``k=5``, ``hybrid=False``) changes; ``max_k`` caps ``k``, and the retriever pools at least and
     reranks at most that many candidates (its ``rerank_depth``).
     """
@@ -80,7 +80,8 @@ class TheoremSearch:
         **options: Any,
     ) -> None:
         from theorem_rag.embed import SentenceTransformerEmbedding
-        from theorem_rag.retrieval.retriever import RankingOptions, TheoremRetriever
+        from theorem_rag.retrieval.options import RankingOptions
+        from theorem_rag.retrieval.retriever import TheoremRetriever
 
         self.store, self.embedder, self.space = store, embedder, space
         if query_space is not None and query_embedder is None:
@@ -114,7 +115,7 @@ class TheoremSearch:
         from theorem_rag.db.store import TheoremStore
         from theorem_rag.embed_onnx import AUTO, backend_for_space
         from theorem_rag.retrieval.rerank import build_reranker
-        from theorem_rag.retrieval.retriever import RankingOptions
+        from theorem_rag.retrieval.options import RankingOptions
 
         s = settings or Settings()
         store = TheoremStore(resolve_dsn(s), table=s.table, max_query_chars=s.max_query_chars, pool_size=s.db_pool_size,
@@ -143,7 +144,8 @@ class TheoremSearch:
 
         >>> latex_only = search.with_options(space="minilm_l6_v2_latex", hybrid=False)   # doctest: +SKIP
         """
-        from theorem_rag.retrieval.retriever import RANKING_OPTIONS, drops_query_space
+        from theorem_rag.retrieval.options import RANKING_OPTIONS
+        from theorem_rag.retrieval.retriever import drops_query_space
 
         # the embedders as they are now (a server wraps them in batchers after construction)
         kept = {"space": self.space, "max_k": self.max_k, "ranking": self.ranking, "query_space": self.query_space,

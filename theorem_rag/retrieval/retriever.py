@@ -15,12 +15,11 @@ import asyncio
 import re
 from collections.abc import Mapping
 from concurrent.futures import wait
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 try:
     from llama_index.core.base.base_retriever import BaseRetriever
-    from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.schema import NodeWithScore, QueryBundle
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('TheoremRetriever needs LlamaIndex: pip install "theorem-rag[index]"') from err
@@ -35,27 +34,11 @@ from theorem_rag.records import Hit, PaperHit
 from theorem_rag.retrieval.background import in_background
 from theorem_rag.retrieval.fusion import check_fusion, fuse
 from theorem_rag.retrieval.hits import hit_to_node, with_confidence, without_statement
+from theorem_rag.retrieval.options import FORMULA_WEIGHT, RANKING_OPTIONS, RankingOptions
 from theorem_rag.retrieval.premise_head import TEXT_DEPTH, PremiseHead, rerank
 from theorem_rag.retrieval.routing import PROMOTED, Routing, did_you_mean, route
 from theorem_rag.retrieval.tie_breaks import FORMULA_DEPTH, NAME_DEPTH, tie_breaks
 
-# Weight of the full-text ranking in the fusion (dense weight 1): keyword queries ("Zorn lemma") are where slogan
-# embeddings are weakest and names/terms match exactly. Long queries are scored by the IDF of their rare words, as
-# good as the base model's dense side on the dev sets (benchmarks/results/), so they weigh the same; against the
-# adapted model's space (a long query in words, routed to the query space) the dense side is the better one and the
-# full-text ranking weighs less: on the 80 dev Stacks slogans MRR@20 0.575 at 1.0, 0.585 at 0.5, 0.586 at 0.3, 0.557
-# without it; at 0.3 no dev figure falls by more than 0.006 (benchmarks/results/lexical_weight/).
-LEXICAL_WEIGHT_SHORT = 1.5
-LEXICAL_WEIGHT_LONG = 1.0
-LEXICAL_WEIGHT_LONG_ADAPTED = 0.3
-# Weight of the formula ranking (statements sharing the query's formulas) in the fusion of a formula query, times
-# the share of the query's formula its best statement has.
-FORMULA_WEIGHT = 5.0
-# Candidates each ranking brings to the fusion (at least k). The scores' part of the fusion scales each ranking over
-# its own candidates: at 100 instead of 50, on every dev set side by side on one index, research queries MRR@20
-# 0.818 -> 0.825 (Hit@20 0.964 -> 0.973) and proof references Recall@20 0.360 -> 0.366, the others unchanged; at 150
-# the Stacks slogans lose 0.012 Hit@20 (benchmarks/experiments/2026-12-06-research-panel, section 8).
-FUSION_DEPTH = 100
 # A hit among the first this many of a full-text ranking counts as found by full-text search (for confidence).
 LEXICAL_TOP = 10
 # What a retriever ranks for: statements matching the query ("search"), or the results a proof of the query is
@@ -107,40 +90,6 @@ def drops_query_space(space: str, overrides: Mapping[str, Any]) -> bool:
     return overrides.get("space", space) != space and "query_space" not in overrides
 
 
-@dataclass(frozen=True)
-class RankingOptions:
-    """How a :class:`TheoremRetriever` ranks, as one value: ``TheoremSearch``, :meth:`TheoremRetriever.with_options`
-    and ``as_retriever`` pass it on whole and change only what they are given. What each option does is in
-    :class:`TheoremRetriever`'s docstring; a retriever checks them when it is built.
-
-    >>> RankingOptions(k=5, extra_spaces=["minilm_latex"]).extra_spaces
-    ('minilm_latex',)
-    """
-
-    k: int = 10
-    pool: int | None = None
-    ef_search: int | None = None
-    iterative_scan: str = "relaxed_order"
-    hybrid: bool = True
-    rrf_k: int = 60
-    fusion: str = "ranks+scores"
-    max_query_chars: int = 20_000
-    depth: int = FUSION_DEPTH
-    lexical_weights: tuple[float, ...] = (LEXICAL_WEIGHT_SHORT, LEXICAL_WEIGHT_LONG, LEXICAL_WEIGHT_LONG_ADAPTED)
-    extra_spaces: tuple[str, ...] = ()
-    reranker: BaseNodePostprocessor | None = None
-    rerank_depth: int = 100
-    understand: bool = True
-    parallel_text: bool = True
-    mode: str = "search"
-    premise_head: bool = True
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "extra_spaces", tuple(self.extra_spaces))
-        object.__setattr__(self, "lexical_weights", tuple(self.lexical_weights))
-
-
-RANKING_OPTIONS = tuple(f.name for f in fields(RankingOptions))
 
 
 class TheoremRetriever(BaseRetriever):

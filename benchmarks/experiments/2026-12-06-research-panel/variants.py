@@ -250,6 +250,7 @@ def _formula_reading(dense_w, lex_w):
 def variant_setup(name, base):
     """(search, patches) of a variant; ``base`` is the default TheoremSearch."""
     import theorem_rag.query_understanding.plan as plan
+    import theorem_rag.retrieval.options as options
     import theorem_rag.retrieval.retriever as retriever
     import theorem_rag.retrieval.routing as routing
 
@@ -338,7 +339,7 @@ def variant_setup(name, base):
         elif key == "lex-adapted":
             w = float(value)
             search = search.with_options(
-                lexical_weights=(retriever.LEXICAL_WEIGHT_SHORT, retriever.LEXICAL_WEIGHT_LONG, w))
+                lexical_weights=(options.LEXICAL_WEIGHT_SHORT, options.LEXICAL_WEIGHT_LONG, w))
         elif key == "formula-flat":
             # the formula ranking's scores divided by its best's: the same ranking at weight FORMULA_WEIGHT
             from dataclasses import replace as with_score

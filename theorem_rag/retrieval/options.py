@@ -1,0 +1,69 @@
+"""How a :class:`~theorem_rag.retrieval.retriever.TheoremRetriever` ranks: the fusion's weights and depth, and
+:class:`RankingOptions`, every ranking option as one value that ``TheoremSearch``, ``with_options`` and
+``as_retriever`` pass on whole.
+
+>>> RankingOptions().depth == FUSION_DEPTH, "lexical_weights" in RANKING_OPTIONS
+(True, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from llama_index.core.postprocessor.types import BaseNodePostprocessor
+
+# Weight of the full-text ranking in the fusion (dense weight 1): keyword queries ("Zorn lemma") are where slogan
+# embeddings are weakest and names/terms match exactly. Long queries are scored by the IDF of their rare words, as
+# good as the base model's dense side on the dev sets (benchmarks/results/), so they weigh the same; against the
+# adapted model's space (a long query in words, routed to the query space) the dense side is the better one and the
+# full-text ranking weighs less: on the 80 dev Stacks slogans MRR@20 0.575 at 1.0, 0.585 at 0.5, 0.586 at 0.3, 0.557
+# without it; at 0.3 no dev figure falls by more than 0.006 (benchmarks/results/lexical_weight/).
+LEXICAL_WEIGHT_SHORT = 1.5
+LEXICAL_WEIGHT_LONG = 1.0
+LEXICAL_WEIGHT_LONG_ADAPTED = 0.3
+# Weight of the formula ranking (statements sharing the query's formulas) in the fusion of a formula query, times
+# the share of the query's formula its best statement has.
+FORMULA_WEIGHT = 5.0
+# Candidates each ranking brings to the fusion (at least k). The scores' part of the fusion scales each ranking over
+# its own candidates: at 100 instead of 50, on every dev set side by side on one index, research queries MRR@20
+# 0.818 -> 0.825 (Hit@20 0.964 -> 0.973) and proof references Recall@20 0.360 -> 0.366, the others unchanged; at 150
+# the Stacks slogans lose 0.012 Hit@20 (benchmarks/experiments/2026-12-06-research-panel, section 8).
+FUSION_DEPTH = 100
+
+
+@dataclass(frozen=True)
+class RankingOptions:
+    """How a ``TheoremRetriever`` ranks, as one value: ``TheoremSearch``, ``TheoremRetriever.with_options`` and
+    ``as_retriever`` pass it on whole and change only what they are given. What each option does is in
+    ``TheoremRetriever``'s docstring; a retriever checks them when it is built.
+
+    >>> RankingOptions(k=5, extra_spaces=["minilm_latex"]).extra_spaces
+    ('minilm_latex',)
+    """
+
+    k: int = 10
+    pool: int | None = None
+    ef_search: int | None = None
+    iterative_scan: str = "relaxed_order"
+    hybrid: bool = True
+    rrf_k: int = 60
+    fusion: str = "ranks+scores"
+    max_query_chars: int = 20_000
+    depth: int = FUSION_DEPTH
+    lexical_weights: tuple[float, ...] = (LEXICAL_WEIGHT_SHORT, LEXICAL_WEIGHT_LONG, LEXICAL_WEIGHT_LONG_ADAPTED)
+    extra_spaces: tuple[str, ...] = ()
+    reranker: BaseNodePostprocessor | None = None
+    rerank_depth: int = 100
+    understand: bool = True
+    parallel_text: bool = True
+    mode: str = "search"
+    premise_head: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "extra_spaces", tuple(self.extra_spaces))
+        object.__setattr__(self, "lexical_weights", tuple(self.lexical_weights))
+
+
+RANKING_OPTIONS = tuple(f.name for f in fields(RankingOptions))
