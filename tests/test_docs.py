@@ -7,6 +7,8 @@ navigation and the reference pages generated from the code.
 
 from __future__ import annotations
 
+import importlib
+import json
 import os
 import re
 import subprocess
@@ -21,6 +23,9 @@ LINK = re.compile(r"\]\((<[^>]+>|[^)\s]+)(?:\s+\"[^\"]*\")?\)")
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
 PAGES = [ROOT / "README.md", ROOT / "benchmarks" / "README.md", ROOT / "benchmarks" / "results" / "README.md",
          *sorted((ROOT / "docs").rglob("*.md"))]  # fmt: skip
+
+
+ARCHITECTURE = ROOT / "docs" / "concepts" / "architecture.md"
 
 
 def slug(heading: str) -> str:
@@ -113,3 +118,56 @@ def test_the_site_builds_strict_with_the_generated_reference(tmp_path: Path):
     assert "theorem-rag index build" in (site / "reference" / "cli" / "index.html").read_text(encoding="utf-8")
     # A result folder the docs link to is on the site, as a page.
     assert (site / "repo" / "benchmarks" / "results" / "scale_final" / "index.html").is_file()
+
+
+def walk_steps(page: Path) -> list[tuple[str, str]]:
+    """(function, file) of each step of the page's walk of a search: the table headed ``| step | function | file |``."""
+    table = re.search(r"^\| step \| function \| file \|.*?\n\n", page.read_text(encoding="utf-8"), re.M | re.S)
+    assert table is not None, f"{page.name} has no table headed | step | function | file |"
+    return re.findall(r"^\|\s*\d+\s*\|\s*`([\w.]+)`\s*\|\s*\[`([\w/.]+\.py)`\]", table.group(0), re.M)
+
+
+def defined_in(qualname: str, file: str) -> bool:
+    """Whether ``file`` (a module's path) defines ``qualname`` (a function, or a class's method); a click command
+    counts by its function."""
+    module = file.removesuffix(".py").replace("/", ".")
+    obj = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return False
+    return getattr(getattr(obj, "callback", obj), "__module__", None) == module
+
+
+def test_every_step_of_the_walk_of_a_search_is_defined_in_the_file_it_names():
+    steps = walk_steps(ARCHITECTURE)
+    assert len(steps) >= 20, "the walk of a search lost its table rows"
+    assert [f"{name} in {file}" for name, file in steps if not defined_in(name, file)] == []
+
+
+def test_the_walk_check_sees_a_function_in_the_wrong_file():
+    assert defined_in("TheoremRetriever._gather", "theorem_rag/retrieval/retriever.py")
+    assert not defined_in("understand", "theorem_rag/retrieval/retriever.py")  # imported there, defined in plan.py
+    assert not defined_in("TheoremRetriever._gone", "theorem_rag/retrieval/retriever.py")
+
+
+def readme_1m_recall() -> tuple[str, Path]:
+    """The README's 1M Recall@20 (as printed) and the result folder its row links."""
+    row = next(line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+               if line.startswith("| 1M statements |"))  # fmt: skip
+    figure = re.search(r"Recall@20 \*\*([0-9.]+)\*\*", row)
+    folder = re.search(r"\]\((benchmarks/results/[^)/]+)/README\.md\)", row)
+    assert figure and folder, f"the README's 1M row names no Recall@20 or result folder: {row}"
+    return figure.group(1), ROOT / folder.group(1)
+
+
+def test_the_readme_1m_recall_is_the_one_its_result_folder_measured():
+    figure, folder = readme_1m_recall()
+    (summary,) = sorted(folder.glob("scale_1000000*.json"))
+    run = json.loads(summary.read_text(encoding="utf-8"))
+    measured = run["recall"]["pools"][str(run["pool"])]["recall"]  # at the default pool of that run
+    assert float(figure) == round(measured, len(figure.split(".")[1]))
+    # The pages that state the 1M recall today state the same figure and link the same run.
+    for page in (ARCHITECTURE, ROOT / "docs" / "scaling.md", ROOT / "docs" / "results.md"):
+        text = page.read_text(encoding="utf-8")
+        assert figure in text and f"results/{folder.name}/README.md" in text, page.name

@@ -8,10 +8,13 @@ import counts, also one inside a function (only ``if TYPE_CHECKING:`` blocks are
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-NEUTRAL = ("records", "errors", "config", "record_files", "filters", "query", "wire", "chat_models", "formula_keys")
+ARCHITECTURE = ROOT / "docs" / "concepts" / "architecture.md"
+NEUTRAL = ("records", "errors", "config", "record_files", "filters", "query", "wire", "chat_models", "formula_keys",
+           "citations", "guards")
 LAYERS = [  # (layer, module prefixes), lowest first
     (0, ["theorem_rag"] + [f"theorem_rag.{m}" for m in NEUTRAL]),
     (1, ["corpus_build"]),
@@ -110,3 +113,32 @@ def test_the_check_sees_an_upward_import():
     # The rule must bite: a store importing the retriever would be reported.
     assert layer("theorem_rag.db.store") < layer("theorem_rag.retrieval.retriever")
     assert layer("corpus_build.parse") > layer("theorem_rag.records") and layer("theorem_rag") == 0
+
+
+def documented_layers(page: Path) -> dict[int, set[str]]:
+    """The layer table of the architecture page (the one headed ``| layer | modules |``): layer -> module prefixes
+    (a bare name is one of ``theorem_rag``'s)."""
+    table = re.search(r"^\| layer \| modules \|.*?\n\n", page.read_text(encoding="utf-8"), re.M | re.S)
+    assert table is not None, f"{page.name} has no table headed | layer | modules |"
+    rows = re.findall(r"^\|\s*(\d+)\s*\|([^|]*)\|", table.group(0), re.M)
+    qualified = lambda name: name if name in ("theorem_rag", "corpus_build") else f"theorem_rag.{name}"  # noqa: E731
+    return {int(level): {qualified(n) for n in re.findall(r"`([\w.]+)`", cell)} for level, cell in rows}
+
+
+def test_the_architecture_page_lists_the_layers_this_test_enforces():
+    assert documented_layers(ARCHITECTURE) == {level: set(prefixes) for level, prefixes in LAYERS}
+
+
+def test_the_page_check_sees_a_module_in_the_wrong_layer(tmp_path: Path):
+    page = tmp_path / "architecture.md"
+    page.write_text(ARCHITECTURE.read_text(encoding="utf-8").replace(", `guards` |", " |").replace(
+        "| 5 | `search`,", "| 5 | `search`, `guards`,"), encoding="utf-8")  # fmt: skip
+    moved = documented_layers(page)
+    assert "theorem_rag.guards" in moved[5] and "theorem_rag.guards" not in moved[0]
+
+
+def test_every_top_level_module_is_named_in_a_layer():
+    # A module no prefix names would fall into layer 0 through the package's own prefix, unseen by the page's table.
+    named = {p for _, prefixes in LAYERS for p in prefixes}
+    top = {".".join(name.split(".")[:2]) for name in modules() if name.startswith("theorem_rag.")}
+    assert sorted(top - named) == []
