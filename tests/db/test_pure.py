@@ -152,3 +152,20 @@ def test_an_exact_name_does_not_squash_the_other_full_text_scores():
     # b: dense 0.9 of the range, full text 1 -> 1.9; c: dense 1, full text 0 -> 1.0 (with the boost: b 0.96, c 1.0)
     assert [d for d, _ in fused].index("b") < [d for d, _ in fused].index("c")
     assert fusion_score(text[0]) == pytest.approx(0.3) and fusion_score(dense[0]) == 0.80
+
+
+def test_a_long_querys_full_text_ranking_weighs_the_share_of_the_query_its_best_statement_holds():
+    """As a formula ranking weighs the share of the query's formula its best statement has (issue 53): a best match
+    holding 40% of a long query's rare words gives its ranking 0.4 of the usual weight; a keyword query's ranking
+    (ts_rank_cd, no share) and a statement named as the query keep it."""
+    from theorem_rag.db.text_sql import EXACT_NAME_BOOST
+    from theorem_rag.records import Hit
+    from theorem_rag.retrieval.retriever import TheoremRetriever
+
+    retriever = TheoremRetriever(None, None, "minilm_slogan", lexical_weights=(1.5, 1.0))
+    long_query = "every finite integral domain is a field"
+    partial = [Hit("a", 0.4, lexical_rank=1), Hit("b", 0.2, lexical_rank=2)]
+    assert retriever._lexical_weight(long_query, "minilm_slogan", partial) == pytest.approx(0.4)
+    named = [Hit("n", EXACT_NAME_BOOST + 0.4, lexical_rank=1)]
+    assert retriever._lexical_weight(long_query, "minilm_slogan", named) == 1.0
+    assert retriever._lexical_weight("Zorn lemma", "minilm_slogan", partial) == 1.5

@@ -25,7 +25,7 @@ from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens
 
 
 def tsquery_text(query: str) -> str:
-    """A ``to_tsquery`` expression from the query's words, safe by construction (only ``[^\W_]+`` tokens).
+    r"""A ``to_tsquery`` expression from the query's words, safe by construction (only ``[^\W_]+`` tokens).
 
     Short keyword queries (at most ``SHORT_QUERY_TOKENS`` words) need every word, each as a prefix, so "Noeth"
     finds "Noetherian"; longer queries need any word, and ``ts_rank_cd`` rewards covering many of them.

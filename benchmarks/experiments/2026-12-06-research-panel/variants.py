@@ -354,8 +354,8 @@ def variant_setup(name, base):
         elif key == "norm":
             patches.append(_normalisation(value))
         elif key == "before-53":
-            # this round's two ranking changes undone: formulas up to 8 words of prose, LaTeX commands counted as
-            # prose, full-text scores fused with their exact-name boost
+            # this round's ranking changes undone: formulas up to 8 words of prose, LaTeX commands counted as prose,
+            # full-text scores fused with their exact-name boost, a long query's full-text ranking at its full weight
             import re
 
             import theorem_rag.query_understanding.math_text as mt
@@ -364,7 +364,9 @@ def variant_setup(name, base):
                 return len(re.findall(r"[A-Za-z]{2,}", mt._MATH.sub(" ", q)))
 
             patches += [(mt, "MAX_PROSE_WORDS", 8), (mt, "prose_words", prose_words),
-                        (retriever, "fusion_score", lambda h: h.score)]
+                        (retriever, "fusion_score", lambda h: h.score), (retriever, "matched_share", lambda r: 1.0)]
+        elif key == "no-lex-share":
+            patches.append((retriever, "matched_share", lambda r: 1.0))
         elif key == "prose":
             import theorem_rag.query_understanding.math_text as mt
 
