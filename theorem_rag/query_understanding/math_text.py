@@ -107,8 +107,8 @@ def ascii_to_latex(query: str) -> str:
 # A query with more words of prose than this outside its math is a sentence (a premise, a slogan with symbols, a
 # question quoting a formula), searched as typed; only formula-like queries are read into words. At 8, sentences
 # such as "Does x^3 + y^3 = z^3 have any solutions in positive integers?" were read as formulas: on the papers in no
-# index (unseen_dev) MRR@20 0.696 at 8 and 0.747 at 2-4 (0.731 at 5), the probes 0.792 -> 0.786, every other dev
-# set within 0.001 (benchmarks/experiments/2026-12-06-unseen).
+# index (unseen_dev) MRR@20 0.696 at 8 and 0.747 at 2-4 (0.731 at 5); with command names no prose (prose_words) the
+# probes are unchanged, every other dev set within 0.003 (benchmarks/experiments/2026-12-06-unseen).
 MAX_PROSE_WORDS = 4
 _MATH = re.compile(r"\$\$.*?\$\$|\$.*?\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
 
