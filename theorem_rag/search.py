@@ -114,8 +114,8 @@ class TheoremSearch:
         from theorem_rag.db.server import resolve_dsn
         from theorem_rag.db.store import TheoremStore
         from theorem_rag.embed_onnx import AUTO, backend_for_space
-        from theorem_rag.retrieval.rerank import build_reranker
         from theorem_rag.retrieval.options import RankingOptions
+        from theorem_rag.retrieval.rerank import build_reranker
 
         s = settings or Settings()
         store = TheoremStore(resolve_dsn(s), table=s.table, max_query_chars=s.max_query_chars, pool_size=s.db_pool_size,

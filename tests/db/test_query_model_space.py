@@ -114,29 +114,37 @@ def test_one_space_for_every_query_when_asked_or_when_the_search_fuses_another_s
 
 def test_full_text_weighs_less_beside_the_query_space_for_long_queries_only(pg_dsn, two_spaces, tmp_path, monkeypatch):
     """A long query in words fuses the full-text ranking at LEXICAL_WEIGHT_LONG_ADAPTED beside the adapted model's
-    space; a keyword query, a statement and any query of a search without the query space keep their weights."""
+    space; a keyword query, a statement and any query of a search without the query space keep their weights. A long
+    query's weight is multiplied by the share of the query its best full-text statement holds (matched_share)."""
+    from theorem_rag.retrieval import options as o
     from theorem_rag.retrieval import retriever as r
 
-    seen: list[list[float]] = []
+    seen: list[tuple[list[float], list]] = []
     real = r.fuse
 
     def fusion(rankings, k, weights, method):
-        seen.append(list(weights))
+        seen.append((list(weights), [list(ranking) for ranking in rankings]))
         return real(rankings, k=k, weights=weights, method=method)
 
     monkeypatch.setattr(r, "fuse", fusion)
     long_words = "a finite module equal to its product with the Jacobson radical vanishes"
 
-    def lexical_weight(search, query):  # the fusion's second ranking is the query's full-text one
+    def lexical_weight(search, query):
+        """The fusion's weight of the query's full-text ranking (its second) and its best score (None: no match)."""
         search.search(query, k=5)
-        return seen.pop()[1]
+        weights, rankings = seen.pop()
+        return weights[1], rankings[1][0][1] if rankings[1] else None
 
     routed = _search(pg_dsn, two_spaces, tmp_path)
-    assert lexical_weight(routed, long_words) == r.LEXICAL_WEIGHT_LONG_ADAPTED < r.LEXICAL_WEIGHT_LONG
-    assert lexical_weight(routed, STATEMENT) == r.LEXICAL_WEIGHT_LONG
-    assert lexical_weight(routed, "Nakayama lemma") == r.LEXICAL_WEIGHT_SHORT
+    weight, best = lexical_weight(routed, long_words)
+    assert weight == pytest.approx(o.LEXICAL_WEIGHT_LONG_ADAPTED * min(1.0, best))
+    assert o.LEXICAL_WEIGHT_LONG_ADAPTED < o.LEXICAL_WEIGHT_LONG
+    weight, best = lexical_weight(routed, STATEMENT)
+    assert weight == pytest.approx(o.LEXICAL_WEIGHT_LONG * min(1.0, best))
+    assert lexical_weight(routed, "Nakayama lemma")[0] == o.LEXICAL_WEIGHT_SHORT
     one = _search(pg_dsn, two_spaces, tmp_path, query_model="")
-    assert lexical_weight(one, long_words) == r.LEXICAL_WEIGHT_LONG
+    weight, best = lexical_weight(one, long_words)
+    assert weight == pytest.approx(o.LEXICAL_WEIGHT_LONG * min(1.0, best))
     routed.close()
     one.close()
 
