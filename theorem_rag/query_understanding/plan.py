@@ -3,9 +3,11 @@
 The plan keeps the query as typed (``original``), the text searched first (``text``: repeated words collapsed,
 accents folded, a "definition of" preface dropped, a formula read as the slogans read it) and ``variants``
 searched beside it and fused (acronyms expanded, the English of a French, German or Spanish name, the query with
-its accents). A formula query also carries its ``formula_keys``, matched against the statements' formulas.
-``definition_of`` asks for definitions of a term first; ``arxiv_id``, ``doi`` and ``title`` route to
-a paper. ``notes`` say in words what was done, for people.
+its accents). A formula query also carries its ``formula_keys``, matched against the statements' formulas. A
+query in Lean notation is a formula too, read as the Lean slogans read declarations, and searched as typed beside
+(:mod:`~theorem_rag.query_understanding.lean`). ``definition_of`` asks for definitions of a term first; ``arxiv_id``,
+``doi`` and ``title`` route to a paper; ``names`` are the Lean names the query may be or end (looked up by name).
+``notes`` say in words what was done, for people.
 
 >>> p = understand("CRT")
 >>> p.text, p.variants
@@ -17,6 +19,11 @@ a paper. ``notes`` say in words what was done, for people.
 ('theorem chinese remainder', ('théorème chinois des restes',))
 >>> understand("lemma lemma Nakayama").text
 'lemma Nakayama'
+>>> p = understand("s ⊔ t = t ⊔ s")
+>>> p.formula, p.text, p.variants
+(True, 's sup t = t sup s', ('s ⊔ t = t ⊔ s',))
+>>> understand("Prime.two_le").names
+('Prime.two_le',)
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from dataclasses import dataclass, field
 from theorem_rag.query_understanding.intent import (
     RESULT_WORDS, arxiv_id, bare_noun_phrase, definition_subject, doi,
 )  # fmt: skip
+from theorem_rag.query_understanding.lean import lean_text, name_suffixes
 from theorem_rag.query_understanding.lexicon import expansions
 from theorem_rag.query_understanding.math_text import as_latex, formula_text, query_formula_keys
 from theorem_rag.query_understanding.text import collapse_repeats, fold_accents, normalize_spaces
@@ -49,6 +57,7 @@ class QueryPlan:
     doi: str | None = None
     formula: bool = False
     formula_keys: tuple[str, ...] = field(default=(), repr=False)
+    names: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -75,10 +84,12 @@ def understand(query: str) -> QueryPlan:
         notes.append("repeated words collapsed")
     folded = fold_accents(text)
     variants: list[str] = []
-    formula = formula_text(folded)
+    lean = lean_text(text)  # before accents are folded: folding changes notation (ℕ -> N, ≠ -> =)
+    formula = lean if lean is not None else formula_text(folded)
     if formula is not None:
-        notes.append(f"formula read as: {formula}")
-        variants.append(as_latex(folded))  # as statements write it: ASCII math as LaTeX
+        notes.append(f"{'Lean' if lean is not None else 'formula'} read as: {formula}")
+        # as declarations and statements write it: Lean as typed, ASCII math as LaTeX
+        variants.append(text if lean is not None else as_latex(folded))
         folded = formula
     subject = definition_subject(folded)
     definition_of = None
@@ -110,5 +121,6 @@ def understand(query: str) -> QueryPlan:
     return QueryPlan(
         original=query, text=folded, variants=tuple(unique[:MAX_VARIANTS]), definition_of=definition_of,
         bare_term=bare, arxiv_id=arxiv_id(query), doi=doi(query), formula=formula is not None,
-        formula_keys=query_formula_keys(text) if formula is not None else (), notes=tuple(notes),
+        formula_keys=query_formula_keys(text) if formula is not None and lean is None else (),
+        names=name_suffixes(text) if formula is None else (), notes=tuple(notes),
     )  # fmt: skip
