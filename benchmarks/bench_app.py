@@ -44,7 +44,7 @@ def main() -> None:
     from theorem_rag.db.server import EmbeddedServer
     from theorem_rag.ui.app import Handlers
     from theorem_rag.ui.cards import results_html
-    from theorem_rag.chat_models import LocalGGUFChat
+    from theorem_rag.chat_backends import LocalGGUFChat
 
     folder = Path(tempfile.mkdtemp(prefix="trag-bench-app-"))
     server = EmbeddedServer(folder / "pg")

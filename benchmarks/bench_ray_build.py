@@ -70,7 +70,7 @@ def parse_ray(sources, out, plastex):
 def index_local(dsn, table, theorems, documents):
     from theorem_rag.db.store import TheoremStore
     from theorem_rag.embed import Embedder
-    from theorem_rag.ingest import build_index
+    from theorem_rag.indexing.ingest import build_index
     from theorem_rag.slogans.offline import OfflineSloganWriter
 
     emb = TimedEmbedder(Embedder())
@@ -88,7 +88,7 @@ def index_local(dsn, table, theorems, documents):
 
 def index_ray(dsn, table, theorems, documents, batch_size, embed_actors):
     from theorem_rag.db.store import TheoremStore
-    from theorem_rag.ray_build import RayBuildOptions, build_index_ray
+    from theorem_rag.indexing.ray_build import RayBuildOptions, build_index_ray
 
     with TheoremStore(dsn, table=table) as store:
         store.migrate()

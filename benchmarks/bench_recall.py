@@ -99,11 +99,11 @@ def sample_queries(store: TheoremStore, space: str, how: str, n: int, noise: flo
 
 def explain(store: TheoremStore, space: str, q: np.ndarray, k: int, pool: int) -> None:
     """Print the plan of one dense query, to see that the HNSW index serves the candidate pool."""
-    from theorem_rag.db import sqltext
+    from theorem_rag.db import dense_sql
     from theorem_rag.filters import Filters
 
     sp = store.space(space)
-    query, params = sqltext.dense_search(store.names, space, sp.dim, sp.half, q.astype(np.float32), Filters(), k, pool)
+    query, params = dense_sql.dense_search(store.names, space, sp.dim, sp.half, q.astype(np.float32), Filters(), k, pool)
     with store.connection() as conn, conn.transaction():
         conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(min(max(pool, 40), 1000))])
         plan = conn.execute(b"EXPLAIN " + query.as_bytes(conn), params).fetchall()

@@ -1,7 +1,8 @@
 """The full-text query alone, old SQL text against the current one, on the same index in one process.
 
 Both run on the same connection, query by query in alternation (old, new, old, new...), so machine load hits
-both alike; the old SQL text comes from another checkout's ``theorem_rag/db/text_sql.py`` (``sqltext.py`` before 2026-12-03) (for example
+both alike; the old SQL text comes from another checkout's ``theorem_rag/db/lexical_sql.py`` (``text_sql.py`` before
+issue 54, ``sqltext.py`` before 2026-12-03) (for example
 ``git archive 9f54ff6 | tar -x -C /tmp/before``), which must still run on the current schema. Reports p50/p95
 per query set and kind (keyword / long), and how often the two return the same ranking (ids in order).
 
@@ -27,9 +28,10 @@ from bench_search_profile import EVAL, _pct, load_queries  # noqa: E402
 
 
 def old_sqltext(tree: str):
-    # The full-text SQL moved from sqltext.py to text_sql.py on 2026-12-03; an older checkout has it in the former.
+    # The full-text SQL moved from sqltext.py to text_sql.py on 2026-12-03, then to lexical_sql.py (issue 54); an
+    # older checkout has it in one of the former.
     db = Path(tree) / "theorem_rag" / "db"
-    path = db / "text_sql.py" if (db / "text_sql.py").exists() else db / "sqltext.py"
+    path = next((p for p in (db / "lexical_sql.py", db / "text_sql.py") if p.exists()), db / "sqltext.py")
     spec = importlib.util.spec_from_file_location("old_sqltext", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
@@ -57,7 +59,7 @@ def main() -> None:
     from theorem_rag.query import is_short_query
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--old", required=True, help="checkout whose theorem_rag/db/text_sql.py (or sqltext.py) is the old SQL")
+    parser.add_argument("--old", required=True, help="checkout whose theorem_rag/db/lexical_sql.py (or text_sql.py, sqltext.py) is the old SQL")
     parser.add_argument("--depth", type=int, default=50, help="k of the full-text query (the retriever's depth)")
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--eval-dir", default=str(EVAL))

@@ -13,14 +13,14 @@ Queries outside mathematics (--off-topic, everyday questions written for this fi
 misses too: a query whose answer no mathematical index holds.
 
 The first hit's evidence (cosine with the query, full-text top ten, named as asked, and how far it leads the other
-dense and full-text candidates: ``theorem_rag.query_understanding.confidence``) is the input of a logistic
+dense and full-text candidates: ``theorem_rag.retrieval.confidence``) is the input of a logistic
 regression (scikit-learn), fitted on the queries whose id hashes even, every set weighing the same. The threshold
 of ``confident`` is the --hit-flag-share quantile of the fitted half's hits: about that share of the answers that
 are right is shown with "no close match". The odd half is held out: per set its AUC of hit against miss, the
 share of hits and misses flagged, and a reliability diagram (predicted confidence against the observed share of
 hits, in ten bins) are reported, as is the share of the nonsense probes (never fitted on) that are flagged.
 
-Writes theorem_rag/query_understanding/data/confidence.json and benchmarks/results/probes/calibration.{json,md,png}.
+Writes theorem_rag/retrieval/data/confidence.json and benchmarks/results/probes/calibration.{json,md,png}.
 
     THEOREM_RAG_DATA_DIR=/work/data/qu python benchmarks/calibrate_confidence.py --limit 300
 """
@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT_JSON = ROOT / "theorem_rag" / "query_understanding" / "data" / "confidence.json"
+OUT_JSON = ROOT / "theorem_rag" / "retrieval" / "data" / "confidence.json"
 # The columns fitted, in the order of the weights; "cosine_lead" is the cosine times the dense lead (Calibration.score)
 FEATURES = ("cosine", "lexical", "named", "cosine_lead", "lexical_lead")
 WEIGHTS = ("w_cosine", "w_lexical", "w_named", "w_dense_lead", "w_lexical_lead")
@@ -61,7 +61,7 @@ def evidence(hit) -> dict[str, float]:
 def without_answer(hits, dense: dict[str, float], lexical: dict[str, float], answer: set[str]) -> dict | None:
     """The evidence of the first hit left when ``answer`` is not in the index: the ids dropped from the hits and from
     the candidates, the full-text rank renumbered."""
-    from theorem_rag.query_understanding.confidence import leads
+    from theorem_rag.retrieval.confidence import leads
 
     kept = [h for h in hits if h.theorem_id not in answer]
     if not kept:
@@ -108,8 +108,8 @@ def main() -> None:
 
     from theorem_rag.config import Settings
     from theorem_rag.eval.queries import legacy_aliases, load_queries, resolve_ids
-    from theorem_rag.query_understanding.confidence import Calibration
     from theorem_rag.record_files import read_records
+    from theorem_rag.retrieval.confidence import Calibration
     from theorem_rag.search import TheoremSearch
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -181,7 +181,7 @@ def counts(dsn: str, space: str) -> tuple[int, int]:
     import psycopg
     from psycopg import sql
 
-    from theorem_rag.db.names import Names
+    from theorem_rag.db.table_names import Names
 
     n = Names(TABLE)
     with psycopg.connect(dsn, connect_timeout=5) as conn:
@@ -193,7 +193,7 @@ def run(args: argparse.Namespace, rec: Recorder, out: dict) -> None:
     """The soak itself; fills ``out`` as it goes, so that a run cut short by the budget still reports."""
     from theorem_rag.db.server import EmbeddedServer, ensure_database
     from theorem_rag.record_files import read_records
-    from theorem_rag.db.names import space_name
+    from theorem_rag.db.table_names import space_name
     from theorem_rag.slogans import MemorySloganCache, OfflineSloganWriter, write_slogans
 
     folder = Path(tempfile.mkdtemp(prefix="theorem-rag-soak-"))

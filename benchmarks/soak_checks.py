@@ -33,7 +33,7 @@ def check_integrity(dsn: str, table: str, space: str, expected_slogans: dict[str
     import psycopg
     from psycopg import sql
 
-    from theorem_rag.db.names import Names
+    from theorem_rag.db.table_names import Names
 
     n = Names(table)
     ident = sql.Identifier
@@ -62,7 +62,7 @@ def tamper(dsn: str, table: str, space: str, feedback_prefix: str) -> None:
     import psycopg
     from psycopg import sql
 
-    from theorem_rag.db.names import Names
+    from theorem_rag.db.table_names import Names
 
     n = Names(table)
     with psycopg.connect(dsn, autocommit=True) as conn:

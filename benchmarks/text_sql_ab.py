@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from bench_search_profile import EVAL, load_queries
 
-import theorem_rag.db.text_sql as st
+import theorem_rag.db.lexical_sql as st
 from theorem_rag.filters import Filters
 
 

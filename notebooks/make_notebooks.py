@@ -46,7 +46,7 @@ INDEX_AND_SEARCH = [
     ),
     new_code_cell(
         "from theorem_rag import Settings\n"
-        "from theorem_rag.ingest import build_index\n"
+        "from theorem_rag.indexing.ingest import build_index\n"
         "from theorem_rag.search import TheoremSearch\n"
         "from theorem_rag.slogans import OfflineSloganWriter\n\n"
         "settings = Settings()\n"
@@ -87,7 +87,7 @@ PROVE_WITH_CITATIONS = [
         "import tempfile\n"
         "from corpus_build.parse import parse_sources\n"
         "from theorem_rag import Settings\n"
-        "from theorem_rag.ingest import build_index\n"
+        "from theorem_rag.indexing.ingest import build_index\n"
         "from theorem_rag.record_files import read_records\n"
         "from theorem_rag.search import TheoremSearch\n"
         "from theorem_rag.slogans import OfflineSloganWriter\n\n"
@@ -108,7 +108,7 @@ PROVE_WITH_CITATIONS = [
     ),
     new_code_cell(
         "from llama_index.core.query_engine import CitationQueryEngine\n"
-        "from theorem_rag.llm import chat_llm\n\n"
+        "from theorem_rag.llamaindex_llm import chat_llm\n\n"
         "# The answer's length bounds the work (max_tokens), not a clock: a busy machine answers the same, later.\n"
         "llm = chat_llm(settings.chat_model, settings.llm_api_base, max_tokens=200)\n"
         "engine = CitationQueryEngine(retriever=retriever, llm=llm, citation_chunk_size=512)\n"

@@ -54,10 +54,10 @@ def category_search(dsn: str):
     """A ``TheoremSearch`` over the three papers in the database at ``dsn`` (own table prefix); cached per DSN."""
     if dsn in _BUILT:
         return _BUILT[dsn]
-    from theorem_rag.db.names import space_name
     from theorem_rag.db.store import TheoremStore
+    from theorem_rag.db.table_names import space_name
     from theorem_rag.embed import Embedder
-    from theorem_rag.ingest import build_index
+    from theorem_rag.indexing.ingest import build_index
     from theorem_rag.search import TheoremSearch
     from theorem_rag.slogans.offline import OfflineSloganWriter
 

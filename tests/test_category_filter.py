@@ -95,7 +95,7 @@ def test_widget_filters_by_category(cat_search):
 
 def test_app_search_tab_filters_by_category(cat_search):
     from loopback import free_port
-    from theorem_rag.chat_models import LiteLLMChat
+    from theorem_rag.chat_backends import LiteLLMChat
     from theorem_rag.ui.app import Handlers
 
     h = Handlers(cat_search, LiteLLMChat("openai/gpt-4o-mini", f"http://127.0.0.1:{free_port()}/v1", timeout=5,
@@ -122,7 +122,7 @@ def test_the_category_filter_reads_the_categories_index(store):
     the ids of every matching document to the client and back."""
     import numpy as np
 
-    from theorem_rag.db import sqltext
+    from theorem_rag.db import dense_sql, table_sql
     from theorem_rag.records import Document, Theorem
 
     docs = [Document(id=f"arxiv:2401.{i:05d}", source="arxiv", title=f"Paper {i}",
@@ -136,12 +136,12 @@ def test_the_category_filter_reads_the_categories_index(store):
     store.write_vectors("tiny", [t.id for t in theorems],
                         np.random.default_rng(0).normal(size=(len(theorems), 4)).astype("float32"))  # fmt: skip
     store.build_index("tiny")
-    index = sqltext.category_index_name(store.names)
+    index = table_sql.category_index_name(store.names)
     f = Filters(category=("math.AG",))
     with store.connection() as conn:
         for table in (store.names.documents, store.names.text, store.names.vectors("tiny")):
             conn.execute(f'ANALYZE "{table}"')
-        dense = sqltext.dense_search(store.names, "tiny", 4, space.half, [0.1, 0.2, 0.3, 0.4], f, 5, 50,
+        dense = dense_sql.dense_search(store.names, "tiny", 4, space.half, [0.1, 0.2, 0.3, 0.4], f, 5, 50,
                                      kind=space.index)  # fmt: skip
         queries = {"dense": dense, "text": store._text_query(conn, "point", f, 5)}
         plans = {name: "\n".join(r[0] for r in conn.execute(b"EXPLAIN " + q.as_bytes(conn), params))

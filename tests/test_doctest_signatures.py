@@ -175,7 +175,7 @@ def test_skipped_examples_call_the_current_signatures():
     checked, failures = skipped_examples()
     assert failures == []
     # The check reaches the examples it is for: the index build, searches, the store, the servers.
-    for call in ("theorem_rag/ingest.py:7: build_index(", "theorem_rag/search.py:8: search.search(",
+    for call in ("theorem_rag/indexing/ingest.py:7: build_index(", "theorem_rag/search.py:8: search.search(",
                  "theorem_rag/db/side_tables.py", "theorem_rag/api/app.py:9: create_app("):  # fmt: skip
         assert any(c.startswith(call) for c in checked), call
     assert len(checked) >= 40, checked

@@ -1,8 +1,9 @@
 """Layers point one way, and no two modules import each other: checked over the source with ``ast``.
 
-records (and the other neutral modules) -> corpus_build -> slogans / embed -> db -> retrieval -> search / ingest
-/ serving -> edges (cli, api, mcp, ui, widgets, tools, llm, eval). A module may import its own layer or lower ones; every
-import counts, also one inside a function (only ``if TYPE_CHECKING:`` blocks are skipped: they never run).
+records (and the other neutral modules) -> corpus_build -> slogans / embed -> db -> retrieval -> search /
+indexing / serving -> edges (cli, api, mcp, ui, widgets, tools, llamaindex_llm, eval). A module may import its own
+layer or lower ones; every import counts, also one inside a function (only ``if TYPE_CHECKING:`` blocks are skipped:
+they never run).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ARCHITECTURE = ROOT / "docs" / "concepts" / "architecture.md"
-NEUTRAL = ("records", "errors", "config", "record_files", "filters", "query", "wire", "chat_models", "formula_keys",
+NEUTRAL = ("records", "errors", "config", "record_files", "filters", "query", "wire", "chat_backends", "formula_keys",
            "citations", "guards")
 LAYERS = [  # (layer, module prefixes), lowest first
     (0, ["theorem_rag"] + [f"theorem_rag.{m}" for m in NEUTRAL]),
@@ -22,9 +23,9 @@ LAYERS = [  # (layer, module prefixes), lowest first
          "theorem_rag.training"]),
     (3, ["theorem_rag.db"]),
     (4, ["theorem_rag.retrieval"]),
-    (5, ["theorem_rag.search", "theorem_rag.ingest", "theorem_rag.serving", "theorem_rag.ray_build"]),
+    (5, ["theorem_rag.search", "theorem_rag.indexing", "theorem_rag.serving"]),
     (6, ["theorem_rag.cli", "theorem_rag.api", "theorem_rag.mcp_server", "theorem_rag.ui", "theorem_rag.widgets",
-         "theorem_rag.tools", "theorem_rag.llm", "theorem_rag.eval"]),
+         "theorem_rag.tools", "theorem_rag.llamaindex_llm", "theorem_rag.eval"]),
 ]
 
 

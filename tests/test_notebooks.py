@@ -49,14 +49,14 @@ def test_the_notebook_llm_is_bounded_by_tokens_not_by_the_clock(monkeypatch: pyt
     import itertools
     from types import SimpleNamespace
 
-    import theorem_rag.chat_models as chat_models
+    import theorem_rag.chat_backends as chat_backends
     from theorem_rag import Settings
-    from theorem_rag.llm import chat_llm
+    from theorem_rag.llamaindex_llm import chat_llm
 
     lines = _llm_lines()
     assert lines and all("max_tokens=" in line for line in lines), lines  # every answer has a length bound
     hours = itertools.count(step=3600.0)
-    monkeypatch.setattr(chat_models, "time", SimpleNamespace(monotonic=lambda: next(hours)))
+    monkeypatch.setattr(chat_backends, "time", SimpleNamespace(monotonic=lambda: next(hours)))
     monkeypatch.delenv("THEOREM_RAG_CHAT_MODEL", raising=False)  # the notebook's default: the offline model
     for line in lines:
         scope = {"chat_llm": chat_llm, "settings": Settings()}

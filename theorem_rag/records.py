@@ -206,7 +206,7 @@ class Hit:
     ``theorem`` is filled when the store returns the full record; ``slogan`` is the text that was embedded.
     ``dense_rank`` / ``lexical_rank`` say where the dense and full-text rankings put it before fusion.
     ``confidence`` (0..1) is the calibrated confidence that this hit is what was asked for (see
-    ``theorem_rag.query_understanding.confidence``), computed from ``cosine`` (query against the embedded text),
+    ``theorem_rag.retrieval.confidence``), computed from ``cosine`` (query against the embedded text),
     ``lexical_rank``, ``named`` (put first because it is named as asked: an exact name or alias, the
     definition or paper asked for) and how far it stands out of the other candidates of the dense and full-text
     rankings (``dense_lead``, ``lexical_lead``, in standard deviations), discounted by ``unknown`` (the share of the

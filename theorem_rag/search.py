@@ -110,9 +110,9 @@ class TheoremSearch:
     @classmethod
     def from_settings(cls, settings: Settings | None = None, **overrides: Any) -> TheoremSearch:
         """Build from :class:`Settings` (environment ``THEOREM_RAG_*``); keyword overrides win."""
-        from theorem_rag.db.names import space_name
         from theorem_rag.db.server import resolve_dsn
         from theorem_rag.db.store import TheoremStore
+        from theorem_rag.db.table_names import space_name
         from theorem_rag.embed_onnx import AUTO, backend_for_space
         from theorem_rag.retrieval.options import RankingOptions
         from theorem_rag.retrieval.rerank import build_reranker
@@ -285,7 +285,7 @@ class TheoremSearch:
 
     def assess(self, query: str, hits: Sequence[Hit | PaperHit], plan: QueryPlan | None = None) -> Any:
         """How close a match ``hits`` (a result of :meth:`search` or :meth:`search_papers` for ``query``) is: an
-        :class:`~theorem_rag.query_understanding.confidence.Assessment` with ``confident``, the first hit's
+        :class:`~theorem_rag.retrieval.confidence.Assessment` with ``confident``, the first hit's
         calibrated ``confidence``, a plain message and suggestions when nothing matches well (a statement name
         close to the query by trigram similarity among them), and what query understanding did (``notes``).
         ``plan``: the one the search read (:meth:`results`), so the query is not read again.
@@ -294,7 +294,7 @@ class TheoremSearch:
         False
         """
         from theorem_rag.query_understanding import understand
-        from theorem_rag.query_understanding.confidence import assess
+        from theorem_rag.retrieval.confidence import assess
         from theorem_rag.retrieval.routing import close_name
 
         if plan is None or not self.retriever.understand:
@@ -393,7 +393,7 @@ def _query_space(s: Settings, store: Any, spaces: Sequence[Any], space: str,
     """The query space of the settings' search (``query_space`` and ``query_embedder``) when ``query_model`` names
     another model whose space of the same field as ``space`` the index has (among ``spaces``), with as many vectors;
     else nothing."""
-    from theorem_rag.db.names import space_name
+    from theorem_rag.db.table_names import space_name
     from theorem_rag.embed import resolve_model_path
     from theorem_rag.embed_onnx import AUTO, backend_for_space
 

@@ -7,7 +7,7 @@ import pytest
 from arxiv_server import FixtureArxiv, fixture_arxiv, gz, paper_tex
 from corpus_build.arxiv.client import ArxivClient
 from corpus_build.arxiv.ingest import ingest_arxiv
-from theorem_rag.ingest import build_index
+from theorem_rag.indexing.ingest import build_index
 from theorem_rag.record_files import read_records
 from theorem_rag.slogans.offline import OfflineSloganWriter
 

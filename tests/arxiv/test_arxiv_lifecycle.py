@@ -52,7 +52,7 @@ V2_WITHOUT_STATEMENTS = {
 @pytest.mark.parametrize("case", list(V2_WITHOUT_STATEMENTS))
 def test_a_new_version_without_statements_removes_the_old_ones(case, tmp_path, store, pg_dsn, table_prefix):
     from theorem_rag.db.store import TheoremStore
-    from theorem_rag.ingest import build_index
+    from theorem_rag.indexing.ingest import build_index
     from theorem_rag.slogans.offline import OfflineSloganWriter
 
     from digest_vectors import CountingEmbedder

@@ -51,7 +51,7 @@ def test_calibrate_confidence_then_the_probe_table(tiny: Path, tiny_index: Path,
               "--nonsense", tiny / "eval" / "probes" / "nonsense.jsonl", "--limit", "10",
               THEOREM_RAG_DATA_DIR=str(tiny_index))
     assert "Nonsense probes flagged:" in out
-    fitted = json.loads((tree / "theorem_rag" / "query_understanding" / "data" / "confidence.json").read_text())
+    fitted = json.loads((tree / "theorem_rag" / "retrieval" / "data" / "confidence.json").read_text())
     assert {"w_cosine", "w_lexical", "w_named", "bias", "threshold"} <= set(fitted)
     assert (tree / B / "results" / "probes" / "calibration.json").is_file()
     run(tree / B / "probe_table.py", eval_run)

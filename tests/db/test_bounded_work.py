@@ -101,15 +101,15 @@ def test_full_text_queries_do_not_count_the_table(big_store, query, tsquery, mat
 
 def test_a_long_query_reads_at_most_its_candidate_budget(big_store):
     """Candidates come from the rarest terms whose frequencies fit the budget; the others only score them."""
-    from theorem_rag.db import text_sql
+    from theorem_rag.db import lexical_sql
     from theorem_rag.filters import Filters
 
     s = big_store
     query = "w010 w011 w012 w013 w014 w015"  # six common words, about 7% of the statements each
     terms = _terms(s, query)
     assert len(terms) == 6 and all(150 < t.ndoc < 300 for t in terms)
-    unbounded = plan_rows(s, *text_sql.text_search(s.names, query, Filters(), 20, terms=terms), s.names.text)
-    bounded_q = text_sql.text_search(s.names, query, Filters(), 20, terms=terms, budget=terms[0].ndoc)
+    unbounded = plan_rows(s, *lexical_sql.text_search(s.names, query, Filters(), 20, terms=terms), s.names.text)
+    bounded_q = lexical_sql.text_search(s.names, query, Filters(), 20, terms=terms, budget=terms[0].ndoc)
     bounded = plan_rows(s, *bounded_q, s.names.text)
     # The candidates, then (by key) those ranked by ts_rank_cd, never more than the candidates.
     assert unbounded > 900 and terms[0].ndoc <= bounded <= 2 * terms[0].ndoc
@@ -122,7 +122,7 @@ def test_a_long_query_reads_at_most_its_candidate_budget(big_store):
 def test_a_long_query_ranks_only_the_candidates_that_can_reach_the_top_k(big_store):
     """ts_rank_cd (it reads positions) runs on the best candidates by IDF share, then only on those whose share
     comes within 0.1 * RANK_BOUND of the k-th best score; the ranking is the full formula's all the same."""
-    from theorem_rag.db import text_sql
+    from theorem_rag.db import lexical_sql
     from theorem_rag.filters import Filters
 
     s = big_store
@@ -135,9 +135,9 @@ def test_a_long_query_ranks_only_the_candidates_that_can_reach_the_top_k(big_sto
                                  body_latex=" ".join(w for j, w in enumerate(query.split()) if j != i % 6))
                          for i in range(60)])  # fmt: skip
     terms = _terms(s, query)
-    q = text_sql.text_search(s.names, query, Filters(), 20, terms=terms)
+    q = lexical_sql.text_search(s.names, query, Filters(), 20, terms=terms)
     with s.connection() as conn:
-        tsq = text_sql.candidate_tsquery(terms, text_sql.CANDIDATE_BUDGET)
+        tsq = lexical_sql.candidate_tsquery(terms, lexical_sql.CANDIDATE_BUDGET)
         candidates, whole = conn.execute(
             f"SELECT count(*), count(*) FILTER (WHERE tsv @@ to_tsquery('simple', %s)) FROM {s.names.text} "
             f"WHERE tsv @@ to_tsquery('simple', %s)", [" & ".join(t.lexeme for t in terms), tsq]).fetchone()  # fmt: skip
@@ -152,7 +152,7 @@ def test_a_long_query_ranks_only_the_candidates_that_can_reach_the_top_k(big_sto
 def test_the_tie_breaker_of_a_long_query_is_capped(big_store):
     """A statement that repeats the query's words gets at most 0.1 * RANK_BOUND from ts_rank_cd, so it cannot
     outrank one with rarer words by repetition alone (and the second pass can rely on the bound)."""
-    from theorem_rag.db import text_sql
+    from theorem_rag.db import lexical_sql
 
     s = big_store
     query = "w010 w011 w012 w013 w014 w015"
@@ -162,35 +162,35 @@ def test_the_tie_breaker_of_a_long_query_is_capped(big_store):
         rank = conn.execute(f"SELECT ts_rank_cd(tsv, to_tsquery('simple', 'w010 | w011 | w012 | w013 | w014 | w015'), 1) "
                             f"FROM {s.names.text} WHERE id = 's:repeat'").fetchone()[0]  # fmt: skip
     hits = s.search_text(query, k=5)
-    assert rank > text_sql.RANK_BOUND  # uncapped, it would add more than 0.2
-    assert hits[0].theorem_id == "s:repeat" and hits[0].score <= 1 + 0.1 * text_sql.RANK_BOUND + 1e-9, hits[0]
+    assert rank > lexical_sql.RANK_BOUND  # uncapped, it would add more than 0.2
+    assert hits[0].theorem_id == "s:repeat" and hits[0].score <= 1 + 0.1 * lexical_sql.RANK_BOUND + 1e-9, hits[0]
 
 
 def _terms(s, query):
-    from theorem_rag.db import text_sql
+    from theorem_rag.db import lexical_sql
 
     with s.connection() as conn:
-        return [text_sql.QueryTerm(lx, int(n), idf, int(total))
-                for lx, n, idf, total in conn.execute(*text_sql.query_terms(s.names, query))]  # fmt: skip
+        return [lexical_sql.QueryTerm(lx, int(n), idf, int(total))
+                for lx, n, idf, total in conn.execute(*lexical_sql.query_terms(s.names, query))]  # fmt: skip
 
 
 def test_when_the_rarest_term_passes_the_budget_candidates_need_two_terms(big_store):
     """At a million statements even a query's rarest word can be in tens of thousands: then only statements with
     two of the rarest words are read (the GIN index intersects them), not every statement with the rarest one."""
-    from theorem_rag.db import text_sql
+    from theorem_rag.db import lexical_sql
     from theorem_rag.filters import Filters
 
     s = big_store
     query = "w010 w011 w012 w013 w014 w015"
     terms = _terms(s, query)
     budget = terms[0].ndoc - 1  # the rarest word alone is over it
-    cand = text_sql.candidate_tsquery(terms, budget)
+    cand = lexical_sql.candidate_tsquery(terms, budget)
     assert "&" in cand and "|" in cand  # pairs of the rarest words, any pair
     with s.connection() as conn:
         matching = conn.execute(f"SELECT count(*) FROM {s.names.text} WHERE tsv @@ to_tsquery('simple', %s)",
                                 [cand]).fetchone()[0]  # fmt: skip
-        rows = conn.execute(*text_sql.text_search(s.names, query, Filters(), 20, terms=terms, budget=budget)).fetchall()
-    read = plan_rows(s, *text_sql.text_search(s.names, query, Filters(), 20, terms=terms, budget=budget), s.names.text)
+        rows = conn.execute(*lexical_sql.text_search(s.names, query, Filters(), 20, terms=terms, budget=budget)).fetchall()
+    read = plan_rows(s, *lexical_sql.text_search(s.names, query, Filters(), 20, terms=terms, budget=budget), s.names.text)
     assert 20 <= matching < terms[0].ndoc and read <= 2 * matching, (matching, read)
     # Each result holds two of the query's words at least: its IDF share is above any one word's.
     top_single = max(t.idf for t in terms) / sum(t.idf for t in terms)
@@ -220,7 +220,7 @@ def _out_of_line(store, pattern: str) -> list[tuple[str, int, bool]]:
 def test_long_statements_rank_like_the_full_formula_in_the_row_or_out_of_it(big_store):
     """A vector of up to about 8 kB stays in the text row (migration 16) and is matched where it lies; a longer one
     is stored out of line (TOAST) and matched from one copy per row: the ranking is the reference's either way."""
-    from theorem_rag.db import text_sql
+    from theorem_rag.db import lexical_sql
 
     s = big_store
     s.upsert_theorems(long_statements("mid", [300, 400] * 6) + long_statements("big", [900] * 6, seed=10))
@@ -228,7 +228,7 @@ def test_long_statements_rank_like_the_full_formula_in_the_row_or_out_of_it(big_
     mid = [(size, out) for id_, size, out in placed if id_.startswith("s:mid")]
     big = [(size, out) for id_, size, out in placed if id_.startswith("s:big")]
     # Without migration 16 the first would be out of line too (PostgreSQL moves values once a row passes ~2 kB).
-    assert all(2000 < size <= text_sql.INLINE_TSV_BYTES and not out for size, out in mid), mid
+    assert all(2000 < size <= lexical_sql.INLINE_TSV_BYTES and not out for size, out in mid), mid
     assert all(size > 8160 and out for size, out in big), big
     query = "w010 w011 w012 w013 w014 w015"
     with s.connection() as conn:
@@ -238,12 +238,12 @@ def test_long_statements_rank_like_the_full_formula_in_the_row_or_out_of_it(big_
 
 
 def test_a_common_keyword_ranks_a_capped_set_and_every_exact_name(big_store):
-    from theorem_rag.db import text_sql
+    from theorem_rag.db import lexical_sql
     from theorem_rag.filters import Filters
 
     s = big_store
     s.set_slogans({"s:00017": "A new slogan."})  # its new row version sits at the end of the table, past the cap
-    q, params = text_sql._keyword_search(s.names, "Lemma 17", Filters(), 10, cap=20)
+    q, params = lexical_sql._keyword_search(s.names, "Lemma 17", Filters(), 10, cap=20)
     read = plan_rows(s, q, params, s.names.text)
     with s.connection() as conn:
         ids = [r[0] for r in conn.execute(q, params)]
@@ -351,7 +351,7 @@ def test_the_default_pool_grows_with_the_space_past_the_longest_walk(big_store, 
     sp = s.space("v")
     with s.connection() as conn, conn.transaction():
         _, pool = s._walk_settings(conn, sp, 20, None, None, "relaxed_order", unfiltered=True)
-        query, params = dense.sqltext.dense_search(s.names, "v", sp.dim, sp.half, q, dense.Filters(), 20, pool,
+        query, params = dense.dense_sql.dense_search(s.names, "v", sp.dim, sp.half, q, dense.Filters(), 20, pool,
                                                    kind=sp.index)
         plan = conn.execute(psycopg.sql.SQL("EXPLAIN (ANALYZE, FORMAT JSON) ") + query, params).fetchone()[0]
     vectors = s.names.vectors("v")

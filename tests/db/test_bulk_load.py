@@ -12,7 +12,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from theorem_rag.db import sqltext
+from theorem_rag.db import table_sql
 from theorem_rag.db.store import TheoremStore
 from theorem_rag.errors import InputError
 from theorem_rag.formula_keys import formula_keys
@@ -85,7 +85,7 @@ def test_load_corpus_through_the_bulk_path(store, seed):
     assert set(report.seconds) == {"generate", "documents", "theorems", "vectors", "indexes", "hnsw", "vacuum"}
     assert store.has_index("bench") and store.deferred_indexes() == []
     sizes = {s.name: s for s in store.relation_sizes()}
-    assert sizes[sqltext.text_index_name(store.names)].kind == "index" and sizes[store.names.hnsw_index("bench")].bytes > 0
+    assert sizes[table_sql.text_index_name(store.names)].kind == "index" and sizes[store.names.hnsw_index("bench")].bytes > 0
     assert sizes[store.names.theorems].kind == "table" and sizes[store.names.theorems].bytes > 0
 
     hit = store.hydrate(store.search_dense("bench", seed.vectors[0], k=1, pool=20))[0]
@@ -192,11 +192,11 @@ def test_deferred_indexes_are_built_again_as_they_were_even_by_another_process(s
     definitions wait in the database, so a store opened after a crash still builds them."""
     before = _index_definitions(store)
     # The full-text index's pending list, which every search reads, is bounded (migration 16), and stays so.
-    assert "gin_pending_list_limit='256'" in before[sqltext.text_index_name(store.names)]
-    kept = {f"{store.names.theorems}_pkey", f"{store.names.text}_pkey", sqltext.doc_index_name(store.names)}  # document writes need doc_id's
+    assert "gin_pending_list_limit='256'" in before[table_sql.text_index_name(store.names)]
+    kept = {f"{store.names.theorems}_pkey", f"{store.names.text}_pkey", table_sql.doc_index_name(store.names)}  # document writes need doc_id's
     dropped = store.defer_indexes()
     assert set(dropped) == set(before) - kept | {store.names.lexicon} and len(dropped) >= 9
-    assert sqltext.text_index_name(store.names) in dropped
+    assert table_sql.text_index_name(store.names) in dropped
     assert set(_index_definitions(store)) == kept and store.deferred_indexes() == sorted(dropped)
     assert store.defer_indexes() == []  # nothing left to drop; the definitions are kept once
     store.copy_theorems(THEOREMS)
@@ -294,7 +294,7 @@ def test_document_upsert_reads_only_the_vectors_of_its_statements(store):
     assert store.upsert_documents(DOCS).unchanged == 3
     with store.connection() as conn, conn.transaction():
         conn.execute("SET LOCAL enable_seqscan = off")
-        query = sqltext.sync_document_years(store.names, "toy")
+        query = table_sql.sync_document_years(store.names, "toy")
         plan = conn.execute(b"EXPLAIN (FORMAT JSON) " + query.as_bytes(conn), [["paper:1"]]).fetchone()[0]
     scans = [(node["Node Type"], node.get("Relation Name")) for node in plan_nodes(plan)]
     assert ("Seq Scan", store.names.vectors("toy")) not in scans
@@ -309,12 +309,12 @@ def test_array_text_reads_back_as_the_same_elements(store, items):
     """``text_array`` escapes the whole list at once (joined by NUL): PostgreSQL's own array parser must read back
     exactly the elements written, quotes, backslashes, separators and the word NULL included."""
     with store.connection() as conn:
-        assert conn.execute("SELECT %s::text[]", [sqltext.text_array(items)]).fetchone()[0] == items
+        assert conn.execute("SELECT %s::text[]", [table_sql.text_array(items)]).fetchone()[0] == items
 
 
 def test_an_element_with_a_nul_is_refused_not_split(store):
     with pytest.raises(psycopg.DataError, match="NUL"), store.connection() as conn:
-        conn.execute("SELECT %s::text[]", [sqltext.text_array(["a\0b", "c"])])
+        conn.execute("SELECT %s::text[]", [table_sql.text_array(["a\0b", "c"])])
 
 
 def test_a_record_carries_its_formula_keys_to_both_write_paths_while_they_match_its_text(store):

@@ -116,7 +116,7 @@ def test_migration_14_moves_the_full_text_vectors_of_an_index_into_the_text_tabl
     """An index written at schema 13 (the vector a generated column of the statements table) is searched the same
     way after migration 14, and every later write keeps the text table and the lexicon exact."""
     from theorem_rag.db import counters
-    from theorem_rag.db.names import Names
+    from theorem_rag.db.table_names import Names
 
     n = Names(table_prefix)
     with psycopg.connect(pg_dsn, autocommit=True) as conn:
@@ -146,8 +146,8 @@ def test_migration_14_moves_the_full_text_vectors_of_an_index_into_the_text_tabl
 
 def test_migration_seeds_counts_of_an_older_index(pg_dsn, table_prefix):
     """An index written by schema 3 (no triggers, a space table already there) is counted by migration 4."""
-    from theorem_rag.db import sqltext
-    from theorem_rag.db.names import Names
+    from theorem_rag.db import dense_sql
+    from theorem_rag.db.table_names import Names
 
     n = Names(table_prefix)
     with psycopg.connect(pg_dsn, autocommit=True) as conn:
@@ -155,7 +155,7 @@ def test_migration_seeds_counts_of_an_older_index(pg_dsn, table_prefix):
         conn.execute(f"INSERT INTO {n.theorems} (id, source, kind, doc_id, body_latex, content_hash) VALUES "
                      "('a:1', 'a', 'lemma', 'd', 'Cyclic groups.', 'h1'), ('b:1', 'b', 'lemma', 'd', 'Abelian groups.', 'h2')")  # fmt: skip
         conn.execute(f"INSERT INTO {n.spaces} (name, dim, half) VALUES ('old', 2, false)")
-        conn.execute(sqltext.create_space_table(n, "old", 2, False))
+        conn.execute(dense_sql.create_space_table(n, "old", 2, False))
         conn.execute(f"INSERT INTO {n.vectors('old')} (theorem_id, content_hash, source, kind, doc_id, embedding) "
                      "VALUES ('a:1', 'h1', 'a', 'lemma', 'd', '[1,0]')")  # fmt: skip
         assert migrate(conn, table_prefix, target=4) == [4]
@@ -170,7 +170,7 @@ def test_migration_seeds_counts_of_an_older_index(pg_dsn, table_prefix):
 def test_migration_16_moves_vectors_stored_out_of_line_into_the_row(pg_dsn, table_prefix):
     """An index written at schema 15 has its longer vectors out of line; migration 16 writes them into the row,
     leaves the vectors and the lexicon as they were, and the search ranks like the reference."""
-    from theorem_rag.db.names import Names
+    from theorem_rag.db.table_names import Names
 
     n = Names(table_prefix)
     where = f"SELECT id, tsv::text, pg_column_toast_chunk_id(tsv) IS NOT NULL FROM {n.text} ORDER BY id"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from db_helpers import THEOREMS, plan_nodes, theorem_vectors
 
-from theorem_rag.db import sqltext
+from theorem_rag.db import dense_sql
 from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
 
@@ -31,7 +31,7 @@ def _index_definition(store, space: str) -> str | None:
 
 def _plan_uses_the_index(store, space: str, qvec) -> bool:
     sp = store.space(space)
-    query, params = sqltext.dense_search(store.names, space, sp.dim, sp.half, np.asarray(qvec, np.float32),
+    query, params = dense_sql.dense_search(store.names, space, sp.dim, sp.half, np.asarray(qvec, np.float32),
                                          Filters(), 3, 10, kind=sp.index)  # fmt: skip
     with store.connection() as conn, conn.transaction():
         conn.execute("SET LOCAL enable_seqscan = off")

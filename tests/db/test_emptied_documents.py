@@ -18,7 +18,7 @@ from psycopg import sql
 from digest_vectors import CountingEmbedder
 from theorem_rag.cli import main
 from theorem_rag.db.store import TheoremStore
-from theorem_rag.ingest import build_index
+from theorem_rag.indexing.ingest import build_index
 from theorem_rag.record_files import read_records
 from theorem_rag.records import Document, Theorem
 from theorem_rag.slogans.offline import OfflineSloganWriter

@@ -18,7 +18,7 @@ from corpus_build.parse import parse_sources
 from corpus_build.units import parse_unit
 from digest_vectors import CountingEmbedder
 from theorem_rag.db.store import TheoremStore
-from theorem_rag.ingest import build_index
+from theorem_rag.indexing.ingest import build_index
 from theorem_rag.record_files import read_records
 from theorem_rag.records import Hit
 from theorem_rag.slogans.offline import OfflineSloganWriter
@@ -106,7 +106,7 @@ def test_on_ray_too_a_lost_worker_keeps_its_files_statements(pg_dsn, tmp_path):
     lost keeps its statements and vectors, the statement deleted from the other file goes."""
     ray = pytest.importorskip("ray", reason='the Ray build needs Ray: pip install "theorem-rag[ray]"')
     from corpus_build.ray_engine import init_ray
-    from theorem_rag.ray_build import RayBuildOptions, build_index_ray
+    from theorem_rag.indexing.ray_build import RayBuildOptions, build_index_ray
 
     table = f"rayff_{uuid.uuid4().hex[:8]}"
     first = _parse(_write_book(tmp_path / "v1", {"ch1.tex": KEPT + "\n" + DROPPED, "ch2.tex": "\n".join(CH2)},

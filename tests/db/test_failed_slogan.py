@@ -16,9 +16,9 @@ import pytest
 from digest_vectors import CountingEmbedder, text_vector
 from slogan_llm_stub import StubLLM
 from theorem_rag.db.store import TheoremStore
-from theorem_rag.ingest import build_index
+from theorem_rag.indexing.ingest import build_index
 from theorem_rag.records import Document, Hit, Theorem
-from theorem_rag.slogans.llm import LLMSloganWriter
+from theorem_rag.slogans.llm_writer import LLMSloganWriter
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 pytestmark = pytest.mark.db
@@ -85,7 +85,7 @@ def test_on_ray_too_a_failed_slogan_clears_the_old_one(pg_dsn):
     from corpus_build.ray_engine import init_ray
     from theorem_rag.config import DEFAULT_EMBED_MODEL
     from theorem_rag.embed import Embedder
-    from theorem_rag.ray_build import RayBuildOptions, build_index_ray
+    from theorem_rag.indexing.ray_build import RayBuildOptions, build_index_ray
 
     table = f"rayslogan_{uuid.uuid4().hex[:8]}"
 

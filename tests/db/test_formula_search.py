@@ -76,11 +76,11 @@ def test_copy_path_writes_keys_too(store):
 
 
 def test_formula_look_up_uses_the_index(store):
-    from theorem_rag.db import text_sql
+    from theorem_rag.db import lexical_sql
 
     store.upsert_theorems(FORMULAS)
     keys = list(understand("a^(p-1) = 1 mod p").formula_keys)
-    query, params = text_sql.formula_search(store.names, keys, [1.0] * len(keys), Filters(), 5)
+    query, params = lexical_sql.formula_search(store.names, keys, [1.0] * len(keys), Filters(), 5)
     with store.connection() as conn:
         # The table is tiny: ask whether the GIN index can serve the join, one bitmap look-up per key.
         conn.execute("SET enable_seqscan = off")

@@ -15,10 +15,10 @@ import psycopg
 import pytest
 from db_helpers import DIM, DOCS, THEOREMS, text_vector
 
-from theorem_rag.db.names import Names
 from theorem_rag.db.schema import migrate
 from theorem_rag.db.store import TheoremStore
-from theorem_rag.ingest import build_index
+from theorem_rag.db.table_names import Names
+from theorem_rag.indexing.ingest import build_index
 from theorem_rag.records import Document, Theorem
 from theorem_rag.search import TheoremSearch
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from theorem_rag.ingest import build_index
+from theorem_rag.indexing.ingest import build_index
 from theorem_rag.records import Document, Hit, Theorem
 from theorem_rag.slogans.offline import OfflineSloganWriter, offline_slogan
 

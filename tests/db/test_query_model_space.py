@@ -31,7 +31,7 @@ def two_spaces(pg_dsn, embedders):
 
     from integrations_index import records
     from theorem_rag.db.store import TheoremStore
-    from theorem_rag.ingest import build_index
+    from theorem_rag.indexing.ingest import build_index
     from theorem_rag.slogans.offline import OfflineSloganWriter
 
     table = f"qs_{uuid.uuid4().hex[:8]}"
@@ -154,7 +154,7 @@ def test_an_incomplete_query_space_is_not_searched(pg_dsn, embedders, tmp_path, 
 
     from integrations_index import records
     from theorem_rag.db.store import TheoremStore
-    from theorem_rag.ingest import build_index
+    from theorem_rag.indexing.ingest import build_index
     from theorem_rag.slogans.offline import OfflineSloganWriter
 
     table = f"qp_{uuid.uuid4().hex[:8]}"

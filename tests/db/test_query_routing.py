@@ -120,7 +120,7 @@ def test_hits_carry_confidence_and_evidence(retrievers):
 
 
 def test_words_no_statement_contains_discount_the_confidence(retrievers):
-    from theorem_rag.query_understanding.confidence import hit_confidence
+    from theorem_rag.retrieval.confidence import hit_confidence
 
     on, _ = retrievers
     # "rings" is in the fillers; "chocolate" and "cookies" are in no statement: two of the three words unknown.

@@ -16,7 +16,7 @@ from llama_index.core.vector_stores.types import (  # noqa: E402
 
 from theorem_rag.retrieval.retriever import TheoremRetriever  # noqa: E402
 from theorem_rag.retrieval.vector_store import TheoremVectorStore, metadata_filters_to_filters  # noqa: E402
-from theorem_rag.db.names import space_name  # noqa: E402
+from theorem_rag.db.table_names import space_name  # noqa: E402
 from theorem_rag.filters import Filters  # noqa: E402
 
 from db_helpers import SLOGANS, THEOREMS, load, make_embedding, text_vector, theorem_vectors  # noqa: E402

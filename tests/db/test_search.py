@@ -175,7 +175,7 @@ def test_long_queries_weigh_rare_words_by_idf(store):
 
 
 def test_long_query_scores_stay_below_the_exact_name_boost(store):
-    from theorem_rag.db.text_sql import EXACT_NAME_BOOST
+    from theorem_rag.db.lexical_sql import EXACT_NAME_BOOST
 
     load(store)
     hits = store.search_text("a finitely generated module over a ring with an ideal, as in Nakayama", k=5)

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from theorem_rag.db.store import StoreUnavailable
+from theorem_rag.db.connection import StoreUnavailable
 
 from db_helpers import THEOREMS, load, theorem_vectors
 

@@ -12,7 +12,7 @@ from db_helpers import DIM, DOCS, THEOREMS, text_vector
 
 from theorem_rag.db.schema import migrate
 from theorem_rag.errors import InputError
-from theorem_rag.ingest import build_index
+from theorem_rag.indexing.ingest import build_index
 from theorem_rag.search import TheoremSearch
 
 pytestmark = pytest.mark.db
@@ -90,7 +90,7 @@ def test_auto_searches_a_space_with_its_own_backend_and_builds_new_ones_on_onnx(
     from importlib.util import find_spec
 
     from theorem_rag.config import Settings
-    from theorem_rag.db.names import space_name
+    from theorem_rag.db.table_names import space_name
     from theorem_rag.slogans.offline import OfflineSloganWriter
 
     build_index(store, DigestEmbedder("torch"), THEOREMS, DOCS, writer=OfflineSloganWriter(), progress=False,

@@ -29,7 +29,7 @@ def test_migrate_is_idempotent(pg_dsn, table_prefix):
 
 def test_a_step_numbered_below_the_newest_applied_is_still_applied(pg_dsn, table_prefix):
     # Branches reserve migration numbers and land in any order: a database already at 8 must still get 6.
-    from theorem_rag.db.names import Names
+    from theorem_rag.db.table_names import Names
 
     n = Names(table_prefix)
     with psycopg.connect(pg_dsn, autocommit=True) as conn:
@@ -175,7 +175,7 @@ def test_sql_metacharacters_in_values_are_harmless(store):
 
 def test_pool_timeout_setting_does_not_hide_bad_dsn():
     bad = TheoremStore("host=/nonexistent/socket dbname=x", timeout=1)
-    from theorem_rag.db.store import StoreUnavailable
+    from theorem_rag.db.connection import StoreUnavailable
 
     with pytest.raises(StoreUnavailable, match="database unavailable .*host=/nonexistent/socket"):
         bad.count()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from theorem_rag.query_understanding import understand
-from theorem_rag.query_understanding.confidence import Calibration, assess, confident, hit_confidence
+from theorem_rag.retrieval.confidence import Calibration, assess, confident, hit_confidence
 from theorem_rag.query_understanding.intent import arxiv_id, bare_noun_phrase, definition_subject, doi
 from theorem_rag.query_understanding.lexicon import expansions
 from theorem_rag.query_understanding.math_text import formula_text
@@ -201,7 +201,7 @@ def test_confidence_is_monotone_and_flags_weak_matches():
 def test_a_hit_that_stands_out_of_its_candidates_is_more_confident():
     """The leads: the same cosine reads as surer when the other candidates are far below it (issue 46: with the
     answer held out, the first hit left is one of many of its kind)."""
-    from theorem_rag.query_understanding.confidence import lead, leads
+    from theorem_rag.retrieval.confidence import lead, leads
 
     calib = Calibration(w_cosine=2, w_lexical=0.5, w_named=3, bias=-3, threshold=0.5, w_dense_lead=0.3,
                         w_lexical_lead=0.2)  # fmt: skip

@@ -23,8 +23,8 @@ ray = pytest.importorskip("ray", reason='the Ray engine tests need Ray: pip inst
 
 from corpus_build.ray_engine import TaskError, init_ray, ray_map  # noqa: E402
 from theorem_rag.config import DEFAULT_EMBED_MODEL, Settings  # noqa: E402
-from theorem_rag.db import sqltext  # noqa: E402
-from theorem_rag.db.names import space_name  # noqa: E402
+from theorem_rag.db import table_sql  # noqa: E402
+from theorem_rag.db.table_names import space_name  # noqa: E402
 from theorem_rag.record_files import read_records  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -114,7 +114,7 @@ def test_ray_build_equals_local_build_in_every_space(local_ray, pg_dsn):
     indexes hold the same statements, slogans and vectors in every space: on Ray too the query space follows."""
     from theorem_rag.config import ADAPTED_MODEL
     from theorem_rag.db.store import TheoremStore
-    from theorem_rag.ray_build import RayBuildOptions, build_index_ray
+    from theorem_rag.indexing.ray_build import RayBuildOptions, build_index_ray
 
     theorems, documents = _records()
     some = ["--source", "stacks", "--source", "planetmath"]
@@ -129,7 +129,7 @@ def test_ray_build_equals_local_build_in_every_space(local_ray, pg_dsn):
         # them (new objects, the same definitions); the upsert path would have kept the same objects
         after = _indexes(on_ray)
         assert {n: d for n, (d, _) in after.items()} == {n: d for n, (d, _) in before.items()}
-        kept = {f"{on_ray.names.theorems}_pkey", f"{on_ray.names.text}_pkey", sqltext.doc_index_name(on_ray.names)}
+        kept = {f"{on_ray.names.theorems}_pkey", f"{on_ray.names.text}_pkey", table_sql.doc_index_name(on_ray.names)}
         rebuilt = {n for n in before if after[n][1] != before[n][1]}
         assert rebuilt == set(before) - kept and len(rebuilt) >= 8 and on_ray.deferred_indexes() == []
         _build("ray", pg_dsn, "ray_eq_ray", *some, "--embed-model", ADAPTED_MODEL)
@@ -163,7 +163,7 @@ def test_ray_build_equals_local_build_in_every_space(local_ray, pg_dsn):
 @pytest.mark.db
 def test_a_failed_ray_first_load_builds_its_indexes_on_the_way_out(local_ray, pg_dsn):
     from theorem_rag.db.store import TheoremStore
-    from theorem_rag.ray_build import RayBuildOptions, build_index_ray
+    from theorem_rag.indexing.ray_build import RayBuildOptions, build_index_ray
 
     theorems, documents = _records()
     with TheoremStore(pg_dsn, table="ray_fail") as store:
@@ -190,7 +190,7 @@ def _indexes(store) -> dict[str, tuple[str, int]]:
 KILL_SCRIPT = """
 import sys
 from theorem_rag.record_files import read_records
-from theorem_rag.ray_build import RayBuildOptions, build_index_ray
+from theorem_rag.indexing.ray_build import RayBuildOptions, build_index_ray
 recs = read_records(sys.argv[1])
 build_index_ray(sys.argv[2], recs.theorems, recs.documents, space="minilm_slogan", table=sys.argv[3],
                 options=RayBuildOptions(batch_size=2, num_cpus=2, object_store_mb=200), build_hnsw=False)
@@ -222,7 +222,7 @@ def test_killed_build_reruns_without_loss_duplicates_or_redone_work(local_ray, p
     import psycopg
 
     from theorem_rag.db.store import TheoremStore
-    from theorem_rag.ray_build import RayBuildOptions, build_index_ray
+    from theorem_rag.indexing.ray_build import RayBuildOptions, build_index_ray
     from theorem_rag.slogans.offline import OfflineSloganWriter
     from theorem_rag.slogans.writer import cache_key_for
 

@@ -6,7 +6,7 @@ import httpx
 import openai
 import pytest
 
-from theorem_rag.slogans.llm import import_litellm, is_connection_error
+from theorem_rag.slogans.llm_writer import import_litellm, is_connection_error
 
 
 def chained(top: BaseException, *causes: BaseException) -> BaseException:

@@ -10,7 +10,7 @@ from loopback import free_port
 from slogan_llm_stub import StubLLM
 from theorem_rag.records import Document, Theorem
 from theorem_rag.slogans.cache import MemorySloganCache
-from theorem_rag.slogans.llm import LLMSloganWriter, LLMUnavailable
+from theorem_rag.slogans.llm_writer import LLMSloganWriter, LLMUnavailable
 from theorem_rag.slogans.writer import write_slogans
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -133,7 +133,7 @@ def test_rejects_unknown_context():
 def test_rate_limiter_spaces_request_starts():
     import asyncio
 
-    from theorem_rag.slogans.llm import RateLimiter
+    from theorem_rag.slogans.llm_writer import RateLimiter
 
     slept: list[float] = []
 

@@ -13,7 +13,7 @@ import pytest
 
 from loopback import free_port
 from theorem_rag.ui.app import Handlers, create_app
-from theorem_rag.chat_models import LiteLLMChat
+from theorem_rag.chat_backends import LiteLLMChat
 
 pytestmark = [pytest.mark.db, pytest.mark.models]
 

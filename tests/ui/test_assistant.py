@@ -12,7 +12,7 @@ from theorem_rag.records import Hit, Theorem
 from theorem_rag.ui.assistant import (
     SMALL_MODEL_PREFIX, Assistant, find_citations, link_citations, parse_search_requests,
 )  # fmt: skip
-from theorem_rag.chat_models import ChatError
+from theorem_rag.chat_backends import ChatError
 
 
 def _hit(tid: str, rank: int = 1) -> Hit:

@@ -25,7 +25,7 @@ def app_url(tiny_search):
     require_chromium()
     from theorem_rag.ui.app import create_app, warm_up
     from theorem_rag.ui.server import launch
-    from theorem_rag.chat_models import LocalGGUFChat
+    from theorem_rag.chat_backends import LocalGGUFChat
 
     # No wall-clock limit on the answer: its length (the assistant's max_tokens) bounds the work, whatever the
     # machine's load.

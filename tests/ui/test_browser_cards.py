@@ -62,10 +62,10 @@ class _NoChat:
 
 @pytest.fixture(scope="module")
 def cards_search(pg_dsn):
-    from theorem_rag.db.names import space_name
     from theorem_rag.db.store import TheoremStore
+    from theorem_rag.db.table_names import space_name
     from theorem_rag.embed import Embedder
-    from theorem_rag.ingest import build_index
+    from theorem_rag.indexing.ingest import build_index
     from theorem_rag.search import TheoremSearch
     from theorem_rag.slogans.offline import OfflineSloganWriter
 

@@ -19,7 +19,7 @@ import anyio
 import pytest
 
 from loopback import serving
-from theorem_rag.chat_models import ChatError, LiteLLMChat, LocalGGUFChat
+from theorem_rag.chat_backends import ChatError, LiteLLMChat, LocalGGUFChat
 from theorem_rag.db.cancel import current_scope
 
 QUESTION = "What is a local ring?"

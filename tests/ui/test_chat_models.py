@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from loopback import free_port
-from theorem_rag.chat_models import ChatError, LiteLLMChat, LocalGGUFChat, build_chat_model
+from theorem_rag.chat_backends import ChatError, LiteLLMChat, LocalGGUFChat, build_chat_model
 
 
 @pytest.fixture(scope="module")

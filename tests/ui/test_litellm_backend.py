@@ -12,7 +12,7 @@ import pytest
 
 from loopback import serving
 from theorem_rag.ui.assistant import Assistant
-from theorem_rag.chat_models import LiteLLMChat, LocalGGUFChat
+from theorem_rag.chat_backends import LiteLLMChat, LocalGGUFChat
 
 pytestmark = [pytest.mark.slow, pytest.mark.models, pytest.mark.db]
 

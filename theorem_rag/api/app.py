@@ -155,7 +155,7 @@ def create_app(
     >>> client.get("/search", params={"q": "Cantor"}).json()["results"][0]["id"]      # doctest: +SKIP
     'planetmath:CantorsTheorem'
     """
-    from theorem_rag.db.store import StoreUnavailable
+    from theorem_rag.db.connection import StoreUnavailable
     from theorem_rag.search import IndexNotBuilt
 
     if request_timeout < 0:

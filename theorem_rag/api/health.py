@@ -51,7 +51,7 @@ class HealthProbe:
             return self._answer
 
     async def _probe(self) -> tuple[int, dict[str, Any]]:
-        from theorem_rag.db.store import StoreUnavailable
+        from theorem_rag.db.connection import StoreUnavailable
 
         self.probes += 1
         base = {"version": self.version}

@@ -63,9 +63,9 @@ def index() -> None:
 def build(records_dirs, jsonl_files, sources, limit, slogan_writer, embed_backend, reembed, engine, ray_batch_size,
           embed_actors, slogan_tasks, database_url, table, data_dir, embed_model, embed_field) -> None:  # fmt: skip
     """Upsert records, write slogans, embed and build the HNSW index (incremental: reruns do only what changed)."""
-    from theorem_rag.ingest import build_index
+    from theorem_rag.indexing.ingest import build_index
     from theorem_rag.record_files import read_records
-    from theorem_rag.db.names import space_name
+    from theorem_rag.db.table_names import space_name
     from theorem_rag.errors import InputError
     from theorem_rag.search import TheoremSearch
     from theorem_rag.slogans import build_slogan_writer
@@ -130,7 +130,7 @@ def _prune_only(s: Settings, documents: list) -> None:
     statements the index holds for their documents are removed, and the command says how many."""
     from theorem_rag.db.server import resolve_dsn
     from theorem_rag.db.store import TheoremStore
-    from theorem_rag.ingest import prune_documents
+    from theorem_rag.indexing.ingest import prune_documents
 
     with TheoremStore(resolve_dsn(s), table=s.table) as store:
         report = prune_documents(store, documents)
@@ -151,10 +151,10 @@ def _require_ray() -> None:
 def _build_on_ray(s, theorems, documents, limit, reembed, batch_size, embed_actors, slogan_tasks, query) -> None:
     """The build on Ray of the settings' space and, when ``query`` is ``(space, embedder)``, of the query model's
     space, as the local build does both."""
-    from theorem_rag.db.names import space_name
     from theorem_rag.db.server import resolve_dsn
+    from theorem_rag.db.table_names import space_name
     from theorem_rag.errors import InputError
-    from theorem_rag.ray_build import RayBuildOptions, build_index_ray
+    from theorem_rag.indexing.ray_build import RayBuildOptions, build_index_ray
 
     writer = {"spec": s.slogan_writer, "api_base": s.llm_api_base, "context": s.slogan_context,
               "concurrency": s.llm_concurrency, "max_retries": s.llm_max_retries, "rpm": s.llm_requests_per_minute}

@@ -198,7 +198,7 @@ def premise_head_command(eval_dir, queries, seed, no_eval_exclusion, clear, data
                          embed_field) -> None:  # fmt: skip
     """Fit the premise head of the index: premise search then widens and reorders its text ranking with what the
     proofs near the statement cite (training split of the proof references only)."""
-    from theorem_rag.db.store import StoreUnavailable
+    from theorem_rag.db.connection import StoreUnavailable
     from theorem_rag.errors import InputError
     from theorem_rag.search import IndexNotBuilt, TheoremSearch
     from theorem_rag.training.pairs import EvalExclusions

@@ -34,7 +34,7 @@ def _one_line(text: str | None, width: int) -> str:
 def search(query, k, sources, kinds, papers, categories, paper_level, premises, as_json, no_hybrid, database_url, table,
            data_dir, embed_model, embed_field) -> None:  # fmt: skip
     """Search the index for QUERY (natural language, keywords or LaTeX)."""
-    from theorem_rag.db.store import StoreUnavailable
+    from theorem_rag.db.connection import StoreUnavailable
     from theorem_rag.errors import InputError
     from theorem_rag.search import IndexNotBuilt, TheoremSearch
 

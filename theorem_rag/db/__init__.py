@@ -3,8 +3,9 @@
 Importing this package loads psycopg (the ``db`` extra) but no model code.
 """
 
+from theorem_rag.db.connection import StoreUnavailable
 from theorem_rag.db.server import EmbeddedServer, resolve_dsn
-from theorem_rag.db.store import StoreUnavailable, TheoremStore, UpsertCounts, VectorSpace
+from theorem_rag.db.store import TheoremStore, UpsertCounts, VectorSpace
 
 __all__ = [
     "EmbeddedServer",

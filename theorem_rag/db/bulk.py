@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import psycopg
 from psycopg import Connection, sql
 
-from theorem_rag.db import counters, sqltext
-from theorem_rag.db.names import Names
+from theorem_rag.db import counters, table_sql
 from theorem_rag.db.schema import execute_all
+from theorem_rag.db.table_names import Names
 from theorem_rag.errors import InputError
 from theorem_rag.records import Theorem
 
@@ -76,14 +76,14 @@ class BulkOps:
             raise InputError(f"slogans for statements not in the batch: {', '.join(unknown[:5])}")
         if any(not isinstance(s, str) or not s.strip() for s in slogans.values()):
             raise InputError("slogans must be non-empty strings")
-        cols = [*sqltext.WRITE_COLUMNS, "slogan"]
+        cols = [*table_sql.WRITE_COLUMNS, "slogan"]
         copy_sql = sql.SQL("COPY {t} ({c}) FROM STDIN").format(
             t=sql.Identifier(self.names.theorems), c=sql.SQL(", ").join(map(sql.Identifier, cols))
         )
         try:
             with self.connection() as conn, conn.transaction(), conn.cursor().copy(copy_sql) as copy:
                 for t in items:
-                    copy.write_row([*sqltext.theorem_row(t), slogans.get(t.id)])
+                    copy.write_row([*table_sql.theorem_row(t), slogans.get(t.id)])
         except psycopg.errors.UniqueViolation as err:
             detail = (err.diag.message_detail or "").strip()
             raise InputError(f"copy_theorems writes new statements only (use upsert_theorems): {detail}") from err
@@ -107,7 +107,7 @@ class BulkOps:
                 "SELECT c.relname, pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
                 "WHERE i.indrelid IN (to_regclass(%s), to_regclass(%s)) AND NOT i.indisprimary AND c.relname <> %s "
                 "AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid) ORDER BY 1",
-                [self.names.theorems, self.names.text, sqltext.doc_index_name(self.names)],
+                [self.names.theorems, self.names.text, table_sql.doc_index_name(self.names)],
             ).fetchall()
             for name, definition in rows:
                 conn.execute(
@@ -170,9 +170,9 @@ class BulkOps:
                     built.append(name)
         with self.connection() as conn, conn.transaction():
             maintenance_settings(conn, maintenance_work_mem, parallel_workers)
-            if conn.execute("SELECT to_regclass(%s) IS NULL", [sqltext.text_index_name(self.names)]).fetchone()[0]:
-                conn.execute(sqltext.create_text_index(self.names))  # dropped by hand, or by an older theorem-rag
-                built.append(sqltext.text_index_name(self.names))
+            if conn.execute("SELECT to_regclass(%s) IS NULL", [table_sql.text_index_name(self.names)]).fetchone()[0]:
+                conn.execute(table_sql.create_text_index(self.names))  # dropped by hand, or by an older theorem-rag
+                built.append(table_sql.text_index_name(self.names))
             for table in (self.names.theorems, self.names.text):
                 conn.execute(sql.SQL("ANALYZE {t}").format(t=sql.Identifier(table)))
         return built

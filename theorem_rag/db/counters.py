@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from psycopg import sql
 
-from theorem_rag.db.names import Names
+from theorem_rag.db.table_names import Names
 
 THEOREMS_KEY = "theorems"
 DOCUMENTS_KEY = "documents"

@@ -1,7 +1,7 @@
 """Dense search of :class:`~theorem_rag.db.store.TheoremStore` (a mixin beside the space methods of ``vectors``):
 a candidate pool from the space's HNSW index (Hamming distance over the quantized vectors, or half-precision cosine),
 re-ranked by exact cosine on the stored column; how far the graph is walked (``hnsw.ef_search``) follows the index
-kind and the space's maintained size. The exact scan is the reference ranking.
+kind and the space's maintained size. The exact scan is the reference ranking. SQL in ``dense_sql``.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 
 from psycopg import Connection, sql
 
-from theorem_rag.db import counters, sqltext
-from theorem_rag.db.names import Names
+from theorem_rag.db import counters, dense_sql
+from theorem_rag.db.table_names import Names
 from theorem_rag.db.vectors import VectorSpace, as_vectors
 from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
@@ -88,7 +88,7 @@ class DenseOps:
             raise InputError(f"iterative_scan must be one of {', '.join(ITERATIVE_SCAN_MODES)}, got {iterative_scan!r}")
         with self.connection() as conn, conn.transaction():
             _, pool = self._walk_settings(conn, sp, k, pool, ef_search, iterative_scan, unfiltered=f.is_empty)
-            query, params = sqltext.dense_search(self.names, space, sp.dim, sp.half, q, f, k, pool, kind=sp.index)
+            query, params = dense_sql.dense_search(self.names, space, sp.dim, sp.half, q, f, k, pool, kind=sp.index)
             rows = conn.execute(query, params).fetchall()
         return [Hit(tid, float(score), rank=i, doc_id=doc, dense_rank=i) for i, (tid, doc, score) in enumerate(rows, 1)]
 
@@ -143,7 +143,7 @@ class DenseOps:
         sp = self.space(space)
         q = as_vectors(qvec, sp.dim)[0]
         check_k(k, k)
-        query, params = sqltext.exact_search(self.names, space, sp.dim, sp.half, q, Filters.from_mapping(filters), k,
+        query, params = dense_sql.exact_search(self.names, space, sp.dim, sp.half, q, Filters.from_mapping(filters), k,
                                              ids=None if ids is None else list(ids))  # fmt: skip
         with self.connection() as conn:
             rows = conn.execute(query, params).fetchall()

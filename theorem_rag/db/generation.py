@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from psycopg import Connection, sql
 
-from theorem_rag.db.names import Names
+from theorem_rag.db.table_names import Names
 
 TRIGGER = "trag_generation"
 # Migration 22's trigger on each watched table: one deferred firing per changed row, at commit.

@@ -16,7 +16,7 @@ import re
 
 from psycopg import sql
 
-from theorem_rag.db.names import Names
+from theorem_rag.db.table_names import Names
 
 # The positional form: a ``#`` then digits at the end. Only ids of this shape are looked up again, so a miss on
 # any other id (a label, a hash id, a statement deleted under a search) costs no second query.

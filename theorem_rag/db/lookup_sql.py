@@ -13,8 +13,8 @@ import json
 
 from psycopg import sql
 
-from theorem_rag.db.names import Names
-from theorem_rag.db.sqltext import filter_clause
+from theorem_rag.db.table_names import Names
+from theorem_rag.db.table_sql import filter_clause
 from theorem_rag.filters import Filters
 from theorem_rag.query import query_tokens
 

@@ -12,8 +12,8 @@ from dataclasses import replace
 
 from psycopg import Connection, sql
 
-from theorem_rag.db import legacy_ids, sqltext
-from theorem_rag.db.names import Names
+from theorem_rag.db import legacy_ids, table_sql
+from theorem_rag.db.table_names import Names
 from theorem_rag.records import Document, Hit, Theorem
 
 
@@ -53,7 +53,7 @@ class ReadOps:
         return out
 
     def _fetch_ids(self, ids: Sequence[str]) -> dict[str, tuple[Theorem, str | None]]:
-        cols = sql.SQL(", ").join(map(sql.Identifier, [*sqltext.THEOREM_COLUMNS, "slogan"]))
+        cols = sql.SQL(", ").join(map(sql.Identifier, [*table_sql.THEOREM_COLUMNS, "slogan"]))
         with self.connection() as conn:
             cur = conn.execute(
                 sql.SQL("SELECT {c} FROM {t} WHERE id = ANY(%s)").format(c=cols, t=sql.Identifier(self.names.theorems)),
@@ -61,7 +61,7 @@ class ReadOps:
             )
             out = {}
             for row in cur.fetchall():
-                d = dict(zip([*sqltext.THEOREM_COLUMNS, "slogan"], row))
+                d = dict(zip([*table_sql.THEOREM_COLUMNS, "slogan"], row))
                 slogan = d.pop("slogan")
                 out[d["id"]] = (Theorem.from_dict(d), slogan)
             return out
@@ -69,22 +69,22 @@ class ReadOps:
     def used_by(self, theorem_id: str, limit: int = 500) -> list[str]:
         """Ids of the statements whose proofs cite ``theorem_id`` (from the parsed proof references), id order."""
         with self.connection() as conn:
-            return [r[0] for r in conn.execute(sqltext.used_by(self.names), [theorem_id, limit])]
+            return [r[0] for r in conn.execute(table_sql.used_by(self.names), [theorem_id, limit])]
 
     def used_by_counts(self, ids: Sequence[str]) -> dict[str, int]:
         """How many proofs cite each of ``ids`` (ids no proof cites are absent)."""
         if not ids:
             return {}
         with self.connection() as conn:
-            return {r: n for r, n in conn.execute(sqltext.used_by_counts(self.names), [list(ids), list(ids)])}
+            return {r: n for r, n in conn.execute(table_sql.used_by_counts(self.names), [list(ids), list(ids)])}
 
     def theorems_by_labels(self, source: str, labels: Sequence[str]) -> list[Theorem]:
         """Statements of ``source`` whose label (or Stacks' chapter-qualified label) is one of ``labels``."""
         if not labels:
             return []
         with self.connection() as conn:
-            rows = conn.execute(sqltext.by_labels(self.names), [source, list(labels), list(labels)]).fetchall()
-        return [Theorem.from_dict(dict(zip(sqltext.THEOREM_COLUMNS, r))) for r in rows]
+            rows = conn.execute(table_sql.by_labels(self.names), [source, list(labels), list(labels)]).fetchall()
+        return [Theorem.from_dict(dict(zip(table_sql.THEOREM_COLUMNS, r))) for r in rows]
 
     def hydrate(self, hits: Sequence[Hit]) -> list[Hit]:
         """The same hits with ``theorem`` and ``slogan`` filled in (hits whose statement vanished are dropped); a hit
@@ -98,7 +98,7 @@ class ReadOps:
         ]
 
     def get_documents(self, ids: Sequence[str]) -> dict[str, Document]:
-        cols = sqltext.DOCUMENT_COLUMNS
+        cols = table_sql.DOCUMENT_COLUMNS
         with self.connection() as conn:
             rows = conn.execute(
                 sql.SQL("SELECT {c} FROM {d} WHERE id = ANY(%s)").format(
@@ -113,7 +113,7 @@ class ReadOps:
 
     def theorems_of(self, doc_id: str, limit: int = 500) -> list[Theorem]:
         """The statements of one document in source order (file, line, then id)."""
-        cols = sql.SQL(", ").join(map(sql.Identifier, sqltext.THEOREM_COLUMNS))
+        cols = sql.SQL(", ").join(map(sql.Identifier, table_sql.THEOREM_COLUMNS))
         with self.connection() as conn:
             rows = conn.execute(
                 sql.SQL("SELECT {c} FROM {t} WHERE doc_id = %s ORDER BY file NULLS LAST, line NULLS LAST, id LIMIT %s").format(
@@ -121,4 +121,4 @@ class ReadOps:
                 ),
                 [doc_id, limit],
             ).fetchall()
-        return [Theorem.from_dict(dict(zip(sqltext.THEOREM_COLUMNS, r))) for r in rows]
+        return [Theorem.from_dict(dict(zip(table_sql.THEOREM_COLUMNS, r))) for r in rows]

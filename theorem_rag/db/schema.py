@@ -14,8 +14,8 @@ from typing import Union
 
 from psycopg import Connection, sql
 
-from theorem_rag.db import counters, generation, legacy_ids, sqltext
-from theorem_rag.db.names import Names
+from theorem_rag.db import counters, generation, legacy_ids, table_sql
+from theorem_rag.db.table_names import Names
 
 # A migration step is a statement, or a callable for a step that must read the database first (existing spaces).
 Step = Union[sql.Composable, Callable[[Connection], None]]
@@ -261,8 +261,8 @@ def _v16(n: Names) -> list[Step]:
     up to eight terms and ranks the best again, and a vector stored out of line is fetched from the TOAST table for
     each. The rows already stored out of line are written again, so they move into the row (their lexemes do not
     change, so the lexicon does not either). The full-text index's pending list, which every search reads, is
-    bounded (``sqltext.TEXT_GIN_PENDING_KB``) and emptied. ``benchmarks/results/text_inline/``."""
-    x, index = sql.Identifier(n.text), sqltext.text_index_name(n)
+    bounded (``table_sql.TEXT_GIN_PENDING_KB``) and emptied. ``benchmarks/results/text_inline/``."""
+    x, index = sql.Identifier(n.text), table_sql.text_index_name(n)
 
     def rewrite(conn: Connection) -> None:
         # pg_column_toast_chunk_id (PostgreSQL 17) says exactly which values are out of line; before it, the vectors
@@ -272,11 +272,11 @@ def _v16(n: Names) -> list[Step]:
         conn.execute(sql.SQL("UPDATE {x} SET tsv = tsv || ''::tsvector WHERE {w}").format(x=x, w=sql.SQL(out_of_line)))
         if conn.execute("SELECT to_regclass(%s) IS NOT NULL", [index]).fetchone()[0]:
             conn.execute(sql.SQL("ALTER INDEX {i} SET (gin_pending_list_limit = {kb})").format(
-                i=sql.Identifier(index), kb=sql.Literal(sqltext.TEXT_GIN_PENDING_KB)))
+                i=sql.Identifier(index), kb=sql.Literal(table_sql.TEXT_GIN_PENDING_KB)))
             conn.execute("SELECT gin_clean_pending_list(%s::regclass)", [index])
         else:  # dropped by a bulk load still under way: built again as create_text_index says
             conn.execute(sql.SQL("UPDATE {d} SET definition = %s WHERE name = %s").format(d=sql.Identifier(n.deferred_indexes)),
-                         [sqltext.create_text_index(n).as_string(conn), index])  # fmt: skip
+                         [table_sql.create_text_index(n).as_string(conn), index])  # fmt: skip
 
     return [sql.SQL("ALTER TABLE {x} SET (toast_tuple_target = 8160)").format(x=x), rewrite]
 
@@ -284,13 +284,13 @@ def _v16(n: Names) -> list[Step]:
 def _v17(n: Names) -> list[Step]:
     """A GIN index on the documents' arXiv categories (``meta->'categories'``): a category filter finds its
     documents through it, inside the search's own statement, instead of scanning every document on every
-    sub-query (``sqltext.filter_clause``). Without a pending list (``fastupdate = off``): every search would read
+    sub-query (``table_sql.filter_clause``). Without a pending list (``fastupdate = off``): every search would read
     the list of entries not yet merged in full (after a load of 60,000 documents, 416 pages and 21 ms for 600
     rows, so the planner preferred a scan of the table); a document write merges its two or three entries at once."""
     d = sql.Identifier(n.documents)
     return [
         sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {d} USING gin ((meta -> 'categories')) WITH (fastupdate = off)").format(
-            i=sql.Identifier(sqltext.category_index_name(n)), d=d),
+            i=sql.Identifier(table_sql.category_index_name(n)), d=d),
         sql.SQL("ANALYZE {d}").format(d=d),
     ]  # fmt: skip
 

@@ -7,7 +7,7 @@ from contextlib import AbstractContextManager
 
 from psycopg import Connection, sql
 
-from theorem_rag.db.names import Names
+from theorem_rag.db.table_names import Names
 from theorem_rag.errors import InputError
 from theorem_rag.slogans.cache import SloganRow
 

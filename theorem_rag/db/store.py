@@ -26,24 +26,25 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('the PostgreSQL store needs: pip install "theorem-rag[db]"') from err
 
-from theorem_rag.db import counters, sqltext
+from theorem_rag.db import counters, table_sql
 from theorem_rag.db.bulk import BulkOps, RelationSize
 from theorem_rag.db.cancel import tracked
+from theorem_rag.db.connection import StoreUnavailable
 from theorem_rag.db.dense import DenseOps
 from theorem_rag.db.generation import GenerationOps
 from theorem_rag.db.generation_cache import GenerationCache
+from theorem_rag.db.lexical import TextOps
 from theorem_rag.db.lookup import LookupOps
-from theorem_rag.db.names import Names
 from theorem_rag.db.proof_graph import ProofGraphOps
 from theorem_rag.db.reads import ReadOps
 from theorem_rag.db.schema import execute_all, migrate
 from theorem_rag.db.side_tables import SideTableOps
-from theorem_rag.db.textsearch import TextOps
-from theorem_rag.db.vectors import SpaceOps, StoreUnavailable, VectorSpace
+from theorem_rag.db.table_names import Names
+from theorem_rag.db.vectors import SpaceOps, VectorSpace
 from theorem_rag.errors import InputError
 from theorem_rag.records import Document, Theorem
 
-__all__ = ["RelationSize", "StoreUnavailable", "TheoremStore", "UpsertCounts", "VectorSpace"]
+__all__ = ["RelationSize", "TheoremStore", "UpsertCounts", "VectorSpace"]
 
 @dataclass(frozen=True)
 class UpsertCounts:
@@ -198,7 +199,7 @@ class TheoremStore(SpaceOps, DenseOps, TextOps, ReadOps, SideTableOps, BulkOps, 
         with self.connection() as conn, conn.transaction():
             if rows:
                 with conn.cursor() as cur:  # one pipelined round trip per batch, not one per document
-                    cur.executemany(sqltext.upsert_documents(self.names), rows, returning=True)
+                    cur.executemany(table_sql.upsert_documents(self.names), rows, returning=True)
                     while True:
                         for doc_id, was_insert in cur.fetchall():
                             changed.append(doc_id)
@@ -207,7 +208,7 @@ class TheoremStore(SpaceOps, DenseOps, TextOps, ReadOps, SideTableOps, BulkOps, 
                             break
             if changed:
                 for space in self._all_spaces(conn):
-                    conn.execute(sqltext.sync_document_years(self.names, space.name), [changed])
+                    conn.execute(table_sql.sync_document_years(self.names, space.name), [changed])
         updated = len(changed) - inserted
         return UpsertCounts(inserted, updated, len(rows) - len(changed))
 
@@ -223,7 +224,7 @@ class TheoremStore(SpaceOps, DenseOps, TextOps, ReadOps, SideTableOps, BulkOps, 
         for t in items:
             if not isinstance(t, Theorem):
                 raise ValueError(f"expected Theorem records, got {type(t).__name__}")
-        cols = list(sqltext.WRITE_COLUMNS)
+        cols = list(table_sql.WRITE_COLUMNS)
         with self.connection() as conn, conn.transaction():
             conn.execute(
                 sql.SQL("CREATE TEMP TABLE _stage_theorems ON COMMIT DROP AS SELECT {c} FROM {t} LIMIT 0").format(
@@ -233,8 +234,8 @@ class TheoremStore(SpaceOps, DenseOps, TextOps, ReadOps, SideTableOps, BulkOps, 
             copy_sql = sql.SQL("COPY _stage_theorems ({}) FROM STDIN").format(sql.SQL(", ").join(map(sql.Identifier, cols)))
             with conn.cursor().copy(copy_sql) as copy:
                 for t in items:
-                    copy.write_row(sqltext.theorem_row(t))
-            changed = conn.execute(sqltext.upsert_theorems(self.names)).fetchall()
+                    copy.write_row(table_sql.theorem_row(t))
+            changed = conn.execute(table_sql.upsert_theorems(self.names)).fetchall()
             updated_ids = [i for i, ins in changed if not ins]
             if updated_ids:
                 self._sync_vectors(conn, updated_ids)

@@ -1,5 +1,5 @@
 """Embedding spaces of :class:`~theorem_rag.db.store.TheoremStore` (a mixin that keeps store.py short): registering,
-writing, reading and indexing vectors; dense search is in ``dense``, full-text and formula search in ``textsearch``.
+writing, reading and indexing vectors; dense search is in ``dense``, full-text and formula search in ``lexical``.
 
 A space is one table of vectors (``vector(d)``, or ``halfvec(d)`` for large models) with an HNSW index over
 ``binary_quantize(embedding)::bit(d)`` by Hamming distance or over the vectors in half precision by cosine (the
@@ -18,10 +18,10 @@ import numpy as np
 import psycopg
 from psycopg import Connection, sql
 
-from theorem_rag.db import counters, sqltext
+from theorem_rag.db import counters, dense_sql
 from theorem_rag.db.bulk import maintenance_settings
 from theorem_rag.db.generation_cache import GenerationCache
-from theorem_rag.db.names import Names, check_space
+from theorem_rag.db.table_names import Names, check_space
 from theorem_rag.errors import InputError
 from theorem_rag.records import Theorem
 
@@ -43,10 +43,6 @@ def check_index_kind(kind: str) -> str:
     if kind not in INDEX_KINDS:
         raise InputError(f"dense index must be one of {', '.join(INDEX_KINDS)}, not {kind!r}")
     return kind
-
-
-class StoreUnavailable(RuntimeError):
-    """The database cannot be reached (down, wrong DSN, restarting); nothing was written."""
 
 
 @dataclass(frozen=True)
@@ -175,7 +171,7 @@ class SpaceOps:
             if (space.dim, space.half) != (dim, bool(half)):
                 raise InputError(f"space {name!r} exists with dim={space.dim}, half={space.half}; asked dim={dim}, half={half}")
             new = conn.execute("SELECT to_regclass(%s) IS NULL", [self.names.vectors(name)]).fetchone()[0]
-            conn.execute(sqltext.create_space_table(self.names, name, dim, space.half))
+            conn.execute(dense_sql.create_space_table(self.names, name, dim, space.half))
             if new:  # tables of older schemas got their triggers from the migration
                 for _, ddl in counters.vector_triggers(self.names, name):
                     conn.execute(ddl)
@@ -331,7 +327,7 @@ class SpaceOps:
             if rebuild:
                 conn.execute(sql.SQL("DROP INDEX IF EXISTS {i}").format(i=sql.Identifier(self.names.hnsw_index(space))))
             maintenance_settings(conn, maintenance_work_mem, parallel_workers)
-            conn.execute(sqltext.create_hnsw_index(self.names, space, sp.dim, m, ef_construction, kind=sp.index))
+            conn.execute(dense_sql.create_hnsw_index(self.names, space, sp.dim, m, ef_construction, kind=sp.index))
             conn.execute(sql.SQL("ANALYZE {v}").format(v=sql.Identifier(self.names.vectors(space))))
 
     def has_index(self, space: str) -> bool:

@@ -43,7 +43,7 @@ class EvalIndex:
         Built by :meth:`TheoremSearch.with_options` from the settings' search, so every other option (pool,
         ef_search, k, max_k, ...) is the one the CLI, the API and the app use.
         """
-        from theorem_rag.db.names import space_name
+        from theorem_rag.db.table_names import space_name
 
         if understand is None:
             understand = hybrid and self.settings.query_understanding
@@ -59,7 +59,7 @@ class EvalIndex:
         return self._searches[key]
 
     def add_records(self, theorems: Iterable[Theorem]) -> None:
-        from theorem_rag.ingest import build_index
+        from theorem_rag.indexing.ingest import build_index
         from theorem_rag.slogans import OfflineSloganWriter
 
         theorems = list(theorems)

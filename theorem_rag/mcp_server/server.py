@@ -57,7 +57,7 @@ def _tool_errors() -> Iterator[None]:
     """Turn the errors callers can act on (bad filters or query, no index, a full server, ...) into tool errors
     with a clear message; any other exception propagates, and the SDK reports it as an internal error without its
     text."""
-    from theorem_rag.db.store import StoreUnavailable
+    from theorem_rag.db.connection import StoreUnavailable
     from theorem_rag.search import IndexNotBuilt
 
     try:

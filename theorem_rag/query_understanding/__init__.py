@@ -2,8 +2,8 @@
 
 Acronyms (curated and mined from the corpora), "definition of" and bare terms, formulas in LaTeX or ASCII math
 (read by the slogans' own LaTeX reader), French, German and Spanish names of results (a documented glossary),
-accents, repeated words, arXiv ids, DOIs and paper titles; and the confidence of a ranking
-(:mod:`theorem_rag.query_understanding.confidence`).
+accents, repeated words, arXiv ids, DOIs and paper titles. (The confidence of a ranking, scored after the search,
+is :mod:`theorem_rag.retrieval.confidence`.)
 
 >>> understand("FTC").variants
 ('fundamental theorem of calculus',)

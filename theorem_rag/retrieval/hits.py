@@ -11,8 +11,8 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('theorem_rag.retrieval needs LlamaIndex: pip install "theorem-rag[index]"') from err
 
-from theorem_rag.query_understanding.confidence import hit_confidence, leads
 from theorem_rag.records import Hit
+from theorem_rag.retrieval.confidence import hit_confidence, leads
 
 
 def with_confidence(hits: list[Hit], cosine: dict[str, float], lexical_top: set[str], named: set[str],

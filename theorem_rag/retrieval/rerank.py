@@ -152,7 +152,7 @@ def _classes() -> dict[str, type]:
             head, tail = nodes[: self.max_candidates], nodes[self.max_candidates :]
             if len(head) < 2:
                 return nodes[: self.top_n]
-            from theorem_rag.slogans.llm import import_litellm
+            from theorem_rag.slogans.llm_writer import import_litellm
 
             litellm = import_litellm()
             kwargs: dict[str, Any] = {"model": self.model, "timeout": self.timeout, "num_retries": 0,

@@ -24,7 +24,7 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('TheoremRetriever needs LlamaIndex: pip install "theorem-rag[index]"') from err
 
-from theorem_rag.db.text_sql import EXACT_NAME_BOOST
+from theorem_rag.db.lexical_sql import EXACT_NAME_BOOST
 from theorem_rag.db.dense import DEFAULT_POOL
 from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters

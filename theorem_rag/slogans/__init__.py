@@ -41,7 +41,7 @@ def build_slogan_writer(
     """The writer named by ``spec`` (``Settings.slogan_writer``): ``"offline"`` or a litellm model name."""
     if not spec or spec == "offline":
         return OfflineSloganWriter()
-    from theorem_rag.slogans.llm import LLMSloganWriter
+    from theorem_rag.slogans.llm_writer import LLMSloganWriter
 
     return LLMSloganWriter(spec, api_base=api_base, context=context, concurrency=concurrency,
                            max_retries=max_retries, rpm=rpm)

@@ -77,7 +77,7 @@ def write_slogans(
     """Slogans for ``theorems``: cached ones looked up, missing ones written by ``writer`` and cached.
 
     Statements whose writer inputs are the same share one slogan (and one request). Raises what the writer
-    raises (for example :class:`theorem_rag.slogans.llm.LLMUnavailable`) after caching every slogan finished so far.
+    raises (for example :class:`theorem_rag.slogans.llm_writer.LLMUnavailable`) after caching every slogan finished so far.
     """
     if flush_every < 1:
         raise InputError("flush_every must be at least 1")

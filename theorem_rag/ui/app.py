@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from theorem_rag.chat_models import ChatError
+from theorem_rag.chat_backends import ChatError
 from theorem_rag.errors import InputError
 from theorem_rag.records import KINDS, Document, Hit
 from theorem_rag.ui.assistant import Assistant, link_citations
@@ -54,7 +54,7 @@ def _gradio() -> Any:
 
 def _user_errors() -> tuple[type[BaseException], ...]:
     """What a search can raise that the user should read as a message rather than a crash."""
-    from theorem_rag.db.store import StoreUnavailable
+    from theorem_rag.db.connection import StoreUnavailable
     from theorem_rag.search import IndexNotBuilt
 
     return (InputError, IndexNotBuilt, StoreUnavailable)
@@ -359,7 +359,7 @@ def build_app(settings: Any = None, *, warm: bool = True) -> tuple[Any, Any, Any
     server's pool and statement timeout, and searches under the servers' bounds and request deadline."""
     from theorem_rag.config import Settings
     from theorem_rag.search import TheoremSearch
-    from theorem_rag.chat_models import build_chat_model
+    from theorem_rag.chat_backends import build_chat_model
     from theorem_rag.serving.service import SearchService, server_settings
 
     s = server_settings(settings or Settings())

@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from theorem_rag.chat_models import ChatError
+from theorem_rag.chat_backends import ChatError
 from theorem_rag.db.cancel import current_scope
 from theorem_rag.errors import InputError
 from theorem_rag.records import Hit
@@ -302,7 +302,7 @@ class Assistant:
         """Yield ``search`` events, then ``token`` events as the answer streams, then one ``done`` event.
 
         Errors from search (``InputError``, ``IndexNotBuilt``, ``StoreUnavailable``) propagate before any answer;
-        a :class:`~theorem_rag.chat_models.ChatError` mid-answer ends the turn with ``Answer.error`` set. So does a
+        a :class:`~theorem_rag.chat_backends.ChatError` mid-answer ends the turn with ``Answer.error`` set. So does a
         cancelled step (:func:`step_cancelled`): the model stops at its next token, or stops waiting for its turn.
         """
         question = (question or "").strip()

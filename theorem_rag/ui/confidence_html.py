@@ -1,7 +1,7 @@
 """The app's notice when nothing matches well: said plainly, with what to try (its own module, apart from the
 cards, so the card layout and this notice change independently).
 
->>> from theorem_rag.query_understanding.confidence import assess
+>>> from theorem_rag.retrieval.confidence import assess
 >>> "No close match" in no_match_html(assess([0.01]))
 True
 >>> no_match_html(assess([0.99]))

@@ -30,11 +30,11 @@ def main() -> None:
     parser.add_argument("--json", dest="json_out")
     args = parser.parse_args()
 
-    from theorem_rag.db.names import space_name
     from theorem_rag.db.server import EmbeddedServer
     from theorem_rag.db.store import TheoremStore
+    from theorem_rag.db.table_names import space_name
     from theorem_rag.embed import Embedder
-    from theorem_rag.ingest import build_index
+    from theorem_rag.indexing.ingest import build_index
     from theorem_rag.record_files import read_records
     from theorem_rag.slogans.offline import OfflineSloganWriter
 

@@ -10,10 +10,10 @@ from procs import process_cpu
 import psycopg
 from theorem_rag.db.server import EmbeddedServer
 
-from theorem_rag.db import sqltext
+from theorem_rag.db import table_sql
 server = EmbeddedServer(Path(sys.argv[1]) / "pg")
 dsn = server.dsn("theorem_rag")
-collist = ", ".join([*sqltext.WRITE_COLUMNS, "slogan"])
+collist = ", ".join([*table_sql.WRITE_COLUMNS, "slogan"])
 with psycopg.connect(dsn, autocommit=True) as conn:
     buf = io.BytesIO()
     with conn.cursor().copy(f"COPY (SELECT {collist} FROM theorems ORDER BY id LIMIT 20000) TO STDOUT") as cp:

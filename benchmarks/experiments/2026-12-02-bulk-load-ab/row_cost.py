@@ -15,7 +15,7 @@ from psycopg._copy_base import TextFormatter  # noqa: E402
 from psycopg.adapt import Transformer  # noqa: E402
 from synthetic_corpus import SyntheticCorpus  # noqa: E402
 
-from theorem_rag.db import sqltext  # noqa: E402
+from theorem_rag.db import table_sql as sqltext  # noqa: E402  (sqltext.py when this ran)
 
 seed = bench_scale.read_seed(seed_dir, bench_scale.SPACE, None)
 batch = next(SyntheticCorpus(seed, 20000).batches())

@@ -9,7 +9,7 @@ import statistics
 import time
 from pathlib import Path
 
-from theorem_rag.db import sqltext as st
+from theorem_rag.db import dense_sql as st
 from theorem_rag.filters import Filters
 from theorem_rag.search import TheoremSearch
 

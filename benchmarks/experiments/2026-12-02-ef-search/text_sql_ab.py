@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # benchmarks/
-import theorem_rag.db.text_sql as st  # sqltext.py when this ran (split 2026-12-03)
+import theorem_rag.db.lexical_sql as st  # sqltext.py when this ran (split 2026-12-03)
 from bench_search_profile import EVAL, load_queries
 from theorem_rag.filters import Filters
 from theorem_rag.search import TheoremSearch

@@ -14,7 +14,7 @@ from theorem_rag.config import Settings
 from theorem_rag.db.server import resolve_dsn
 from theorem_rag.db.store import TheoremStore
 from theorem_rag.query import is_short_query
-from theorem_rag.db import text_sql as sqltext  # sqltext.py when this ran (split 2026-12-03)
+from theorem_rag.db import lexical_sql as sqltext  # sqltext.py when this ran (split 2026-12-03)
 settings = Settings()
 store = TheoremStore(resolve_dsn(settings), table=settings.table, pool_size=1)
 qs = [(s, q) for s, q in load_queries(EVAL) if not is_short_query(q)]

@@ -22,9 +22,9 @@ from psycopg import sql
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import bench_scale  # noqa: E402
 
-from theorem_rag.db import counters, sqltext  # noqa: E402
-from theorem_rag.db.names import Names  # noqa: E402
+from theorem_rag.db import counters, table_sql  # noqa: E402
 from theorem_rag.db.schema import migrate  # noqa: E402
+from theorem_rag.db.table_names import Names  # noqa: E402
 from theorem_rag.records import Theorem  # noqa: E402
 
 records, n_records, rounds, labels = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4].split(",")
@@ -33,7 +33,7 @@ with open(records / "theorems.jsonl") as f:
 want = int(sys.argv[5]) if len(sys.argv) > 5 else len(recs)
 recs = [recs[i % len(recs)] if i < len(recs) else dataclasses.replace(recs[i % len(recs)], id=f"{recs[i % len(recs)].id}~{i // len(recs)}")
         for i in range(want)]  # fmt: skip
-rows = [sqltext.theorem_row(t) for t in recs]
+rows = [table_sql.theorem_row(t) for t in recs]
 data = Path(tempfile.mkdtemp(prefix="copy_ab_"))
 server, dsn, _, _ = bench_scale.start_server(data, {"shared_buffers": "1GB"})
 
@@ -55,7 +55,7 @@ def setup(prefix: str, old: bool) -> Names:
 
 
 def load(n: Names, batch: int = 1000) -> float:
-    cols = sql.SQL(", ").join(map(sql.Identifier, sqltext.WRITE_COLUMNS))
+    cols = sql.SQL(", ").join(map(sql.Identifier, table_sql.WRITE_COLUMNS))
     copy = sql.SQL("COPY {t} ({c}) FROM STDIN").format(t=sql.Identifier(n.theorems), c=cols)
     start = time.perf_counter()
     with psycopg.connect(dsn) as conn:

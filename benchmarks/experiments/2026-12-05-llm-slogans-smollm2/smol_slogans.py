@@ -2,7 +2,7 @@
 
 Time SmolLM2-135M writing slogans with the project's LLM slogan prompt, on N real statements (issue 11 budget)."""
 import json, sys, time
-from theorem_rag.chat_models import build_chat_model
+from theorem_rag.chat_backends import build_chat_model
 from theorem_rag.records import Theorem
 from theorem_rag.slogans.prompts import build_messages, clean_slogan
 n = int(sys.argv[1])

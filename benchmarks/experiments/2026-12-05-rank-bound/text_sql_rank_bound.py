@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from theorem_rag.db import text_sql
+from theorem_rag.db import lexical_sql
 from theorem_rag.filters import Filters
 from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens
 from theorem_rag.search import TheoremSearch
@@ -33,7 +33,7 @@ with store.connection() as conn:
     for _ in range(2):
         for q in queries:
             for b in bounds:
-                text_sql.RANK_BOUND = b
+                lexical_sql.RANK_BOUND = b
                 sql_text, params = store._text_query(conn, q, Filters(), 50)
                 t0 = time.perf_counter()
                 rows = conn.execute(sql_text, params).fetchall()

@@ -1,7 +1,7 @@
 """SQL text of lexical search, built apart from running it: full-text search (keyword queries by prefix, long
 queries by the IDF share of their rarest lexemes, with bounded candidates) and formula search by symbol keys. Every
-value is a bound parameter; nothing here connects. Column lists, filters, vector spaces and writes are in
-:mod:`theorem_rag.db.sqltext`.
+value is a bound parameter; nothing here connects (the mixin that runs it is :mod:`theorem_rag.db.lexical`).
+Column lists, filters and writes are in :mod:`theorem_rag.db.table_sql`, dense search in :mod:`theorem_rag.db.dense_sql`.
 
 >>> tsquery_text("Zorn's lemma")
 'zorn:* & lemma:*'
@@ -18,8 +18,8 @@ from decimal import Decimal
 from psycopg import sql
 
 from theorem_rag.db.counters import THEOREMS_KEY, count_of
-from theorem_rag.db.names import Names
-from theorem_rag.db.sqltext import filter_clause
+from theorem_rag.db.table_names import Names
+from theorem_rag.db.table_sql import filter_clause
 from theorem_rag.filters import Filters
 from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens
 

@@ -1,4 +1,4 @@
-"""The index build on Ray Data: the same steps as :func:`theorem_rag.ingest.build_index`, spread over workers.
+"""The index build on Ray Data: the same steps as :func:`theorem_rag.indexing.ingest.build_index`, spread over workers.
 
 Statements flow in bounded batches through three stages, each a ``map_batches`` over actors that open their own
 database connection and write with ``COPY``:
@@ -29,7 +29,7 @@ from typing import Any
 
 from corpus_build.ray_engine import init_ray
 from theorem_rag.embed_onnx import backend_for_space
-from theorem_rag.ingest import IndexReport, _check_maker, prune_stale, slogans_to_store
+from theorem_rag.indexing.ingest import IndexReport, check_maker, prune_stale, slogans_to_store
 from theorem_rag.records import Document, Theorem
 
 STAGES = ("write", "slogans", "embed", "vectors")
@@ -222,7 +222,7 @@ def build_index_ray(
         spaces = store.spaces()
         embed_backend = backend_for_space(embed_backend, spaces, space, embed_model)
         if not reembed and space in {sp.name for sp in spaces}:
-            _check_maker(store.space(space), embed_model, embed_backend)
+            check_maker(store.space(space), embed_model, embed_backend)
         store.upsert_documents(documents)
         # the space must exist before workers write to it; the dimension comes from the model (and an ONNX
         # export is built here once, so that local actors only load it)

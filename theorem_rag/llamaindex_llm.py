@@ -17,7 +17,7 @@ _INDEX_EXTRA = 'pip install "theorem-rag[index,app]"'
 
 def chat_llm(name: str = "local:smollm2", api_base: str | None = None, *, max_tokens: int = 400,
              temperature: float = 0.2, context_window: int = 4096, timeout: float | None = None) -> Any:  # fmt: skip
-    """A LlamaIndex ``CustomLLM`` streaming from :func:`theorem_rag.chat_models.build_chat_model` ``(name)``.
+    """A LlamaIndex ``CustomLLM`` streaming from :func:`theorem_rag.chat_backends.build_chat_model` ``(name)``.
 
     ``max_tokens`` bounds each completion. A local model gets no wall-clock limit unless ``timeout`` (seconds) is
     given, so the same notebook gives the same answer on a busy machine, only later; a hosted model's ``timeout``
@@ -27,7 +27,7 @@ def chat_llm(name: str = "local:smollm2", api_base: str | None = None, *, max_to
         from llama_index.core.llms.callbacks import llm_completion_callback
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError(f"the LlamaIndex LLM adapter needs LlamaIndex: {_INDEX_EXTRA}") from e
-    from theorem_rag.chat_models import LocalGGUFChat, build_chat_model
+    from theorem_rag.chat_backends import LocalGGUFChat, build_chat_model
 
     local = name.startswith("local:")
     chat = LocalGGUFChat(name, timeout=timeout) if local else build_chat_model(name, api_base, timeout=timeout)

