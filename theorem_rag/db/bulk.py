@@ -15,15 +15,14 @@ too. The text table and the counts stay current either way: the statement trigge
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 import psycopg
 from psycopg import Connection, sql
 
 from theorem_rag.db import counters, table_sql
+from theorem_rag.db.connection import StorePart
 from theorem_rag.db.schema import execute_all
-from theorem_rag.db.table_names import Names
 from theorem_rag.errors import InputError
 from theorem_rag.records import Theorem
 
@@ -50,14 +49,10 @@ class RelationSize:
         return self.bytes / 2**20
 
 
-class BulkOps:
-    """Bulk-load methods; the host class provides ``names``, ``connection()`` and ``spaces``."""
+class BulkOps(StorePart):
+    """Bulk-load methods; the store also provides ``spaces``."""
 
-    names: Names
     spaces: Callable[[], list]
-
-    def connection(self) -> AbstractContextManager[Connection]:  # pragma: no cover - provided by TheoremStore
-        raise NotImplementedError
 
     def copy_theorems(self, theorems: Iterable[Theorem], slogans: Mapping[str, str] | None = None) -> int:
         """Insert new statements (and their slogans) by one ``COPY`` into the table; returns #rows written.

@@ -7,13 +7,12 @@ kind and the space's maintained size. The exact scan is the reference ranking. S
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from typing import Any
 
 from psycopg import Connection, sql
 
 from theorem_rag.db import counters, dense_sql
-from theorem_rag.db.table_names import Names
+from theorem_rag.db.connection import StorePart
 from theorem_rag.db.vectors import VectorSpace, as_vectors
 from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
@@ -48,13 +47,8 @@ def _check_ef_search(ef_search: int | None) -> None:
         raise InputError(f"ef_search must be an integer in 1..{MAX_EF_SEARCH}, got {ef_search!r}")
 
 
-class DenseOps:
-    """Dense-search methods; the host class provides ``names``, ``connection()`` and ``space()``."""
-
-    names: Names
-
-    def connection(self) -> AbstractContextManager[Connection]:  # pragma: no cover - provided by TheoremStore
-        raise NotImplementedError
+class DenseOps(StorePart):
+    """Dense-search methods; the store also provides ``space()``."""
 
     def space(self, name: str) -> VectorSpace:  # pragma: no cover - provided by SpaceOps
         raise NotImplementedError

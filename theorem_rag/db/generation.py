@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from psycopg import Connection, sql
 
+from theorem_rag.db.connection import StorePart
 from theorem_rag.db.table_names import Names
 
 TRIGGER = "trag_generation"
@@ -107,18 +108,18 @@ def per_transaction(names: Names) -> list[sql.Composed]:
     return steps
 
 
-class GenerationOps:
-    """The change marker's reads; the host class provides ``names``, ``connection()`` and the caches it drops
-    (``_spaces``, a :class:`~theorem_rag.db.generation_cache.GenerationCache` that also records the marker it last
+class GenerationOps(StorePart):
+    """The change marker's reads; the store also provides the caches it drops (``_spaces``, a
+    :class:`~theorem_rag.db.generation_cache.GenerationCache` that also records the marker it last
     saw, and ``_titles`` of :class:`~theorem_rag.db.lookup.LookupOps`)."""
 
     def generation(self) -> int:
         """The index's change marker now: it grows whenever documents or vector spaces change."""
-        with self.connection() as conn:  # type: ignore[attr-defined]
+        with self.connection() as conn:
             return self._read_generation(conn)
 
     def _read_generation(self, conn: Connection) -> int:
-        query = sql.SQL("SELECT n FROM {g} WHERE id = 1").format(g=sql.Identifier(table(self.names)))  # type: ignore[attr-defined]
+        query = sql.SQL("SELECT n FROM {g} WHERE id = 1").format(g=sql.Identifier(table(self.names)))
         row = conn.execute(query).fetchone()
         return int(row[0]) if row else 0
 

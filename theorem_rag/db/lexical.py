@@ -8,13 +8,12 @@ Formula search ranks statements by the IDF-weighted formula keys they share with
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 
 from psycopg import Connection, sql
 
 from theorem_rag.db import counters, lexical_sql
+from theorem_rag.db.connection import StorePart
 from theorem_rag.db.dense import check_k
-from theorem_rag.db.table_names import Names
 from theorem_rag.filters import Filters
 from theorem_rag.query import SHORT_QUERY_TOKENS, query_tokens, validate_query
 from theorem_rag.formula_keys import key_weights
@@ -22,14 +21,8 @@ from theorem_rag.query_understanding.names import about_a_result
 from theorem_rag.records import Hit
 
 
-class TextOps:
-    """Full-text and formula search; the host class provides ``names``, ``max_query_chars`` and ``connection()``."""
-
-    names: Names
-    max_query_chars: int
-
-    def connection(self) -> AbstractContextManager[Connection]:  # pragma: no cover - provided by TheoremStore
-        raise NotImplementedError
+class TextOps(StorePart):
+    """Full-text and formula search."""
 
     def search_text(self, query: str, k: int = 10, filters: Filters | dict | None = None) -> list[Hit]:
         """Full-text search (English stemming) over name, slogan, synonyms and statement; exact names first.

@@ -11,12 +11,13 @@ import threading
 from typing import Any
 
 from theorem_rag.db import lookup_sql
+from theorem_rag.db.connection import StorePart
 from theorem_rag.filters import Filters
 from theorem_rag.query_understanding.intent import title_index
 
 
-class LookupOps:
-    """Needs ``connection()`` and ``names`` from the store."""
+class LookupOps(StorePart):
+    """Look-ups of definitions, papers and close names."""
 
     _titles: dict[str, str] | None = None
     _titles_lock = threading.Lock()

@@ -15,6 +15,8 @@ from typing import Any, NamedTuple
 
 from psycopg import sql
 
+from theorem_rag.db.connection import StorePart
+
 # A document's statements read for one premise query: enough for a long chapter, bounded for a huge paper.
 OUTLINE_LIMIT = 5000
 
@@ -26,8 +28,8 @@ class OutlineRow(NamedTuple):
     proof_refs: tuple[str, ...]
 
 
-class ProofGraphOps:
-    """Needs ``connection()`` and ``names`` from the store."""
+class ProofGraphOps(StorePart):
+    """Reads of the proof graph and the fitted premise head."""
 
     def outline(self, doc_id: str, limit: int = OUTLINE_LIMIT) -> list[OutlineRow]:
         """The statements of one document in source order (file, line, then id), without their text."""

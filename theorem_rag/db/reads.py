@@ -7,23 +7,17 @@ found, of the old positional form, one more: :mod:`theorem_rag.db.legacy_ids`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from dataclasses import replace
 
-from psycopg import Connection, sql
+from psycopg import sql
 
 from theorem_rag.db import legacy_ids, table_sql
-from theorem_rag.db.table_names import Names
+from theorem_rag.db.connection import StorePart
 from theorem_rag.records import Document, Hit, Theorem
 
 
-class ReadOps:
-    """Reads by key; the host class provides ``names`` and ``connection()``."""
-
-    names: Names
-
-    def connection(self) -> AbstractContextManager[Connection]:  # pragma: no cover - provided by TheoremStore
-        raise NotImplementedError
+class ReadOps(StorePart):
+    """Reads by key."""
 
     def get_theorems(self, ids: Sequence[str]) -> dict[str, Theorem]:
         """Theorem records by id (missing ids are absent from the result). An old positional id that no statement

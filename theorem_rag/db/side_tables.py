@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager
 
-from psycopg import Connection, sql
+from psycopg import sql
 
-from theorem_rag.db.table_names import Names
+from theorem_rag.db.connection import StorePart
 from theorem_rag.errors import InputError
 from theorem_rag.slogans.cache import SloganRow
 
@@ -22,15 +21,8 @@ CACHE_COLUMNS = {
 FEEDBACK_MAX_CHARS = {"theorem_id": 1_000, "answer_id": 1_000, "answer": 20_000, "comment": 2_000}
 
 
-class SideTableOps:
-    """Slogan cache and feedback methods; the host class provides ``names``, ``max_query_chars`` and
-    ``connection()``."""
-
-    names: Names
-    max_query_chars: int
-
-    def connection(self) -> AbstractContextManager[Connection]:  # pragma: no cover - provided by TheoremStore
-        raise NotImplementedError
+class SideTableOps(StorePart):
+    """Slogan cache and feedback methods."""
 
     def record_feedback(
         self,

@@ -77,6 +77,11 @@ class TheoremStore(SpaceOps, DenseOps, TextOps, ReadOps, SideTableOps, BulkOps, 
                    GenerationOps):
     """Statements, documents and embedding spaces in PostgreSQL under one table prefix.
 
+    Its methods come from its parts, one module of ``theorem_rag/db`` each (vector spaces, dense search, full text
+    and formulas, reads, side tables, bulk loads, look-ups, the proof graph, the change marker): each is a
+    :class:`~theorem_rag.db.connection.StorePart`, and the store provides what they share, its names and
+    :meth:`connection`.
+
     >>> TheoremStore("dbname=theorem_rag", table="theorems").names.documents
     'theorems_documents'
     """

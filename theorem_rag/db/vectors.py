@@ -10,7 +10,6 @@ column.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +19,9 @@ from psycopg import Connection, sql
 
 from theorem_rag.db import counters, dense_sql
 from theorem_rag.db.bulk import maintenance_settings
+from theorem_rag.db.connection import StorePart
 from theorem_rag.db.generation_cache import GenerationCache
-from theorem_rag.db.table_names import Names, check_space
+from theorem_rag.db.table_names import check_space
 from theorem_rag.errors import InputError
 from theorem_rag.records import Theorem
 
@@ -107,15 +107,10 @@ def vector_param(qvec: np.ndarray, half: bool) -> Any:
     return qvec
 
 
-class SpaceOps:
-    """Vector-space methods; the host class provides ``names`` and ``connection()``."""
+class SpaceOps(StorePart):
+    """Vector-space methods; the store also provides the cache of space registrations ``_spaces``."""
 
-    names: Names
-    max_query_chars: int
     _spaces: GenerationCache[str, VectorSpace]
-
-    def connection(self) -> AbstractContextManager[Connection]:  # pragma: no cover - provided by TheoremStore
-        raise NotImplementedError
 
     def _all_spaces(self, conn: Connection) -> list[VectorSpace]:
         rows = conn.execute(
