@@ -24,7 +24,11 @@ from theorem_rag.query_understanding import QueryPlan
 from theorem_rag.records import Document, Hit, Neighbours, PaperHit, Theorem
 
 if TYPE_CHECKING:
+    from theorem_rag.db.vectors import VectorSpace
+    from theorem_rag.retrieval.confidence import Assessment
     from theorem_rag.retrieval.options import RankingOptions
+    from theorem_rag.retrieval.retriever import TheoremRetriever
+    from theorem_rag.retrieval.store_protocol import Store
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +73,7 @@ class TheoremSearch:
 
     def __init__(
         self,
-        store: Any,
+        store: Store,
         embedder: Any,
         *,
         space: str,
@@ -201,7 +205,7 @@ class TheoremSearch:
         each a value or a list."""
         return [r.hits for r in self._rank_each(self.retriever, queries, k, filters, keywords)]
 
-    def _rank_each(self, retriever: Any, texts: Sequence[str], k: int | None, filters: Filters | None,
+    def _rank_each(self, retriever: TheoremRetriever, texts: Sequence[str], k: int | None, filters: Filters | None,
                    keywords: Mapping[str, Any]) -> list[Results[Hit]]:  # fmt: skip
         """Each text ranked by ``retriever``, with its plan: what :meth:`search_batch`, :meth:`premises_batch` and
         :meth:`results` share."""
@@ -226,7 +230,7 @@ class TheoremSearch:
         """
         return self._rank_each(self.retriever, [query], k, filters, keywords)[0]
 
-    def premise_retriever(self) -> Any:
+    def premise_retriever(self) -> TheoremRetriever:
         """The retriever :meth:`premises` ranks with: this search's in ``mode="premises"`` (premise-embedded query
         over the same space fused with full-text search when hybrid), without query understanding, a reranker or
         extra spaces."""
@@ -283,7 +287,7 @@ class TheoremSearch:
         plan = self.retriever.plan(query)
         return Results(self.retriever.search_papers(plan, k=k, filters=chosen), plan)
 
-    def assess(self, query: str, hits: Sequence[Hit | PaperHit], plan: QueryPlan | None = None) -> Any:
+    def assess(self, query: str, hits: Sequence[Hit | PaperHit], plan: QueryPlan | None = None) -> Assessment:
         """How close a match ``hits`` (a result of :meth:`search` or :meth:`search_papers` for ``query``) is: an
         :class:`~theorem_rag.retrieval.confidence.Assessment` with ``confident``, the first hit's
         calibrated ``confidence``, a plain message and suggestions when nothing matches well (a statement name
@@ -376,7 +380,7 @@ class TheoremSearch:
         queries in words search (None: the search's own space for every query)."""
         return {**self.store.stats(self.space), "query_space": self.query_space}
 
-    def as_retriever(self, **kwargs: Any) -> Any:
+    def as_retriever(self, **kwargs: Any) -> TheoremRetriever:
         """The LlamaIndex retriever (``TheoremRetriever``) :meth:`search` ranks with, for query engines and agents.
 
         Keyword arguments (``k``, ``filters``, ...) change those options only; the reranker, the fused extra
@@ -388,7 +392,7 @@ class TheoremSearch:
         self.store.close()
 
 
-def _query_space(s: Settings, store: Any, spaces: Sequence[Any], space: str,
+def _query_space(s: Settings, store: Store, spaces: Sequence[VectorSpace], space: str,
                  extra_spaces: Sequence[str]) -> dict[str, Any]:  # fmt: skip
     """The query space of the settings' search (``query_space`` and ``query_embedder``) when ``query_model`` names
     another model whose space of the same field as ``space`` the index has (among ``spaces``), with as many vectors;
@@ -430,7 +434,7 @@ def _embedder(s: Settings, model: str, backend: str) -> Any:
                     max_tokens=s.embed_max_tokens)  # fmt: skip
 
 
-def check_space_maker(space: Any, embedder: Any) -> None:
+def check_space_maker(space: VectorSpace, embedder: Any) -> None:
     """An InputError when ``space`` was filled by another model or backend than ``embedder`` runs: its vectors and
     the query's would not be comparable. The message says what to set or run instead."""
     model, backend = getattr(embedder, "model_name", None), getattr(embedder, "backend", None)

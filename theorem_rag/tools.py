@@ -10,12 +10,15 @@ as a ``FunctionTool``, sync and async.
 # No ``from __future__ import annotations``: LlamaIndex builds the tool schema from the signature at run time.
 import asyncio
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
 from theorem_rag.wire import CATEGORIES_DESCRIPTION, Category, HitOut
 from theorem_rag.records import Hit
+
+if TYPE_CHECKING:
+    from theorem_rag.search import TheoremSearch
 
 _INDEX_EXTRA = 'pip install "theorem-rag[index]"'
 
@@ -48,7 +51,7 @@ def format_hits(hits: Sequence[Hit], max_statement_chars: int = 1200) -> str:
     return "\n".join(blocks)
 
 
-def _search_fn(search: Any):
+def _search_fn(search: "TheoremSearch"):
     def search_theorems(
         query: Annotated[str, Field(description="What to look for: a plain-English statement, a name or LaTeX.")],
         k: Annotated[int, Field(description="Number of results.")] = 5,
@@ -79,7 +82,7 @@ PREMISES_DESCRIPTION = (
 )
 
 
-def _premises_fn(search: Any):
+def _premises_fn(search: "TheoremSearch"):
     def find_premises(
         statement: Annotated[str, Field(description="The statement or goal to prove (LaTeX or words), or an id.")],
         k: Annotated[int, Field(description="Number of results.")] = 5,
@@ -96,7 +99,7 @@ def _premises_fn(search: Any):
     return find_premises, afind_premises
 
 
-def theorem_premises_tool(search: Any, name: str = "find_premises", description: str = PREMISES_DESCRIPTION) -> Any:
+def theorem_premises_tool(search: "TheoremSearch", name: str = "find_premises", description: str = PREMISES_DESCRIPTION) -> Any:
     """A LlamaIndex ``FunctionTool`` for premise search (:meth:`~theorem_rag.search.TheoremSearch.premises`):
     parameters ``statement``, ``k``, ``sources``, ``kinds``; ``call`` and ``acall``.
 
@@ -111,7 +114,7 @@ def theorem_premises_tool(search: Any, name: str = "find_premises", description:
     return FunctionTool.from_defaults(fn=fn, async_fn=afn, name=name, description=description)
 
 
-def theorem_search_tool(search: Any, name: str = "search_theorems", description: str = SEARCH_DESCRIPTION) -> Any:
+def theorem_search_tool(search: "TheoremSearch", name: str = "search_theorems", description: str = SEARCH_DESCRIPTION) -> Any:
     """A LlamaIndex ``FunctionTool`` over a :class:`~theorem_rag.search.TheoremSearch` (``call`` and ``acall``).
 
     Parameters: ``query``, ``k``, ``sources``, ``kinds``, ``paper``, ``categories``. Bad input raises ``ValueError`` with a message
@@ -129,7 +132,7 @@ def theorem_search_tool(search: Any, name: str = "search_theorems", description:
     return FunctionTool.from_defaults(fn=fn, async_fn=afn, name=name, description=description)
 
 
-async def asearch(search: Any, query: str, k: int | None = None, **filters: Any) -> list[Hit]:
+async def asearch(search: "TheoremSearch", query: str, k: int | None = None, **filters: Any) -> list[Hit]:
     """``search.search`` without blocking the event loop (runs in a worker thread).
 
     >>> hits = asyncio.run(asearch(search, "Cantor's theorem", k=3))   # doctest: +SKIP
@@ -138,7 +141,7 @@ async def asearch(search: Any, query: str, k: int | None = None, **filters: Any)
 
 
 def theorem_query_engine_tool(
-    search: Any,
+    search: "TheoremSearch",
     llm: Any,
     *,
     k: int = 5,

@@ -28,13 +28,17 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from theorem_rag.errors import InputError
 from theorem_rag.records import Hit, Theorem
+from theorem_rag.retrieval.store_protocol import Store
 from theorem_rag.training.pairs import in_training_split
+
+if TYPE_CHECKING:
+    from theorem_rag.retrieval.retriever import TheoremRetriever
 
 FEATURES = (
     "text_reciprocal_rank",  # 1 / (5 + rank) in the text ranking, 0 outside it
@@ -105,7 +109,7 @@ def _section(t: Theorem | None) -> tuple[str, tuple[str, ...]] | None:
     return (t.doc_id, tuple(t.section)) if t is not None else None
 
 
-def candidates(store: Any, head: PremiseHead, ranked: Sequence[Hit], kept: Sequence[Hit], *, widen: bool = True) -> Candidates:
+def candidates(store: Store, head: PremiseHead, ranked: Sequence[Hit], kept: Sequence[Hit], *, widen: bool = True) -> Candidates:
     """The features of every candidate of one premise query.
 
     ``ranked``: the text ranking before the statement was left out (hydrated; its first hit is the pivot);
@@ -170,7 +174,7 @@ def candidates(store: Any, head: PremiseHead, ranked: Sequence[Hit], kept: Seque
     return Candidates(order, x, hits)
 
 
-def rerank(store: Any, head: PremiseHead, ranked: Sequence[Hit], kept: Sequence[Hit], k: int, *,
+def rerank(store: Store, head: PremiseHead, ranked: Sequence[Hit], kept: Sequence[Hit], k: int, *,
            widen: bool = True) -> list[Hit]:  # fmt: skip
     """The ``k`` most likely premises: the candidates of :func:`candidates` by the head's score, ranks from 1."""
     found = candidates(store, head, ranked, kept, widen=widen)
@@ -223,8 +227,8 @@ def query_text(body_latex: str) -> str:
 
 
 def fit_head(
-    retriever: Any,
-    store: Any,
+    retriever: TheoremRetriever,
+    store: Store,
     *,
     holdout: Iterable[str] = (),
     queries: int = 1000,

@@ -37,6 +37,7 @@ from theorem_rag.retrieval.hits import hit_to_node, with_confidence, without_sta
 from theorem_rag.retrieval.options import FORMULA_WEIGHT, RANKING_OPTIONS, RankingOptions
 from theorem_rag.retrieval.premise_head import TEXT_DEPTH, PremiseHead, rerank
 from theorem_rag.retrieval.routing import PROMOTED, Routing, did_you_mean, route
+from theorem_rag.retrieval.store_protocol import Store
 from theorem_rag.retrieval.tie_breaks import FORMULA_DEPTH, NAME_DEPTH, tie_breaks
 
 # A hit among the first this many of a full-text ranking counts as found by full-text search (for confidence).
@@ -138,7 +139,7 @@ class TheoremRetriever(BaseRetriever):
 
     def __init__(
         self,
-        store: Any,
+        store: Store,
         embed_model: Any,
         space: str,
         *,

@@ -22,6 +22,7 @@ from theorem_rag.filters import Filters
 from theorem_rag.query import query_tokens
 from theorem_rag.query_understanding.intent import MIN_TITLE_WORDS, title_index, title_key
 from theorem_rag.query_understanding.plan import QueryPlan
+from theorem_rag.retrieval.store_protocol import Store
 
 # Definitions matching the term asked for: this many candidates, of which the fused ranking's best PROMOTED go first.
 PROMOTE_POOL = 20
@@ -65,7 +66,7 @@ def route_title(query: str, titles: Mapping[str, str] | Sequence[tuple[str, str]
     return best[1] if best else None
 
 
-def route(store: Any, plan: QueryPlan, filters: Filters, k: int) -> Routing:
+def route(store: Store, plan: QueryPlan, filters: Filters, k: int) -> Routing:
     """The routing of one plan (database look-ups only; no ranking)."""
     out = Routing()
     docs = store.documents_by_identifier(plan.arxiv_id, plan.doi) if (plan.arxiv_id or plan.doi) else []
@@ -85,14 +86,14 @@ def route(store: Any, plan: QueryPlan, filters: Filters, k: int) -> Routing:
     return out
 
 
-def did_you_mean(store: Any, plan: QueryPlan, lexical_empty: bool) -> str | None:
+def did_you_mean(store: Store, plan: QueryPlan, lexical_empty: bool) -> str | None:
     """The :func:`close_name` of a short query that full-text search did not find, else None."""
     if not lexical_empty or plan.variants or plan.formula or len(query_tokens(plan.text)) > TYPO_MAX_TOKENS:
         return None
     return close_name(store, plan.text)
 
 
-def close_name(store: Any, text: str) -> str | None:
+def close_name(store: Store, text: str) -> str | None:
     """The statement name closest to ``text`` by trigram similarity (pg_trgm), unless it is ``text`` itself: the one
     "did you mean" rule, which the search follows (:func:`did_you_mean`) and an assessment of poor results suggests
     (``TheoremSearch.assess``)."""

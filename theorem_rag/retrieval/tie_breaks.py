@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
 
 from theorem_rag.query_understanding import QueryPlan
 from theorem_rag.query_understanding.names import (
@@ -15,6 +14,7 @@ from theorem_rag.query_understanding.names import (
 )  # fmt: skip
 from theorem_rag.records import Hit
 from theorem_rag.retrieval.routing import Routing
+from theorem_rag.retrieval.store_protocol import Store
 
 # The places the formula tie-break (results before the entries about them) reorders: the first this many.
 FORMULA_DEPTH = 10
@@ -22,7 +22,7 @@ FORMULA_DEPTH = 10
 NAME_DEPTH = 5
 
 
-def tie_breaks(store: Any, plan: QueryPlan, routing: Routing, hits: list[Hit], k: int, front_set: set[str],
+def tie_breaks(store: Store, plan: QueryPlan, routing: Routing, hits: list[Hit], k: int, front_set: set[str],
                exact: set[str]) -> list[Hit]:  # fmt: skip
     """The first places of the fused hits reordered as query understanding reads the query (a formula, or a
     short query that names a result), cut to ``k``."""
@@ -53,7 +53,7 @@ def tie_breaks(store: Any, plan: QueryPlan, routing: Routing, hits: list[Hit], k
     return [replace(h, rank=i) for i, h in enumerate([*head, *hits[NAME_DEPTH:]][:k], 1)]
 
 
-def _devoted(store: Any, hits: Sequence[Hit]) -> Callable[[Hit], bool]:
+def _devoted(store: Store, hits: Sequence[Hit]) -> Callable[[Hit], bool]:
     """Whether a hit is the entry devoted to its result (:func:`devoted`), for these hits: their documents'
     titles are looked up once."""
     docs = store.get_documents(list(dict.fromkeys(h.theorem.doc_id for h in hits if h.theorem is not None)))
