@@ -325,6 +325,12 @@ class SpaceOps(StorePart):
             conn.execute(dense_sql.create_hnsw_index(self.names, space, sp.dim, m, ef_construction, kind=sp.index))
             conn.execute(sql.SQL("ANALYZE {v}").format(v=sql.Identifier(self.names.vectors(space))))
 
+    def drop_index(self, space: str) -> None:
+        """Drop the HNSW index of ``space``; the vectors stay, and searches read them exactly until
+        :meth:`build_index` builds it again."""
+        with self.connection() as conn:
+            conn.execute(sql.SQL("DROP INDEX IF EXISTS {i}").format(i=sql.Identifier(self.names.hnsw_index(space))))
+
     def has_index(self, space: str) -> bool:
         with self.connection() as conn:
             return conn.execute("SELECT to_regclass(%s) IS NOT NULL", [self.names.hnsw_index(space)]).fetchone()[0]

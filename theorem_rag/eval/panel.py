@@ -30,6 +30,7 @@ PRIMARY = {
     "research_dev": "mrr@20",
     "unseen_dev": "mrr@20",
     "mathlib_dev": "ndcg@10",
+    "mathlib_titles_dev": "ndcg@10",
 }
 DEFAULT_PRIMARY = "hit@20"
 # A change ships only if no dev set's primary metric falls by more than this (side by side, one index, one run).

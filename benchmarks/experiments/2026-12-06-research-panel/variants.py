@@ -35,7 +35,12 @@ SETS = {
     "dev_probes": (ROOT / "benchmarks" / "probes" / "dev_probes.jsonl", "hit@1"),
     "research_dev": (EVAL / "research_dev.jsonl", "mrr@20"),
     "unseen_dev": (EVAL / "unseen_dev.jsonl", "mrr@20"),
+    "mathlib_dev": (EVAL / "mathlib_dev.jsonl", "ndcg@10"),
+    "mathlib_titles_dev": (ROOT / "benchmarks" / "results" / "mathlib_dev" / "mathlib_titles_dev.jsonl", "ndcg@10"),
 }
+# The LaTeX panel (the default of --sets); the mathlib sets score only on an index that holds mathlib.
+LATEX_SETS = ("stacks_slogans_dev", "planetmath_synonyms", "stacks_proof_refs", "dev_probes", "research_dev",
+              "unseen_dev")
 
 
 @contextlib.contextmanager
@@ -177,7 +182,7 @@ def _fuse_scaled(unboost=False, floor=0.0):
     before scaling (``unboost``: exact names go first anyway) and each ranking's range floored at ``floor`` (scores
     within less than ``floor`` of the best stay near 1 instead of being stretched to 1 and 0)."""
     import theorem_rag.retrieval.retriever as rmod
-    from theorem_rag.db.text_sql import EXACT_NAME_BOOST
+    from theorem_rag.db.lexical_sql import EXACT_NAME_BOOST
     from theorem_rag.retrieval.fusion import reciprocal_rank_fusion
 
     def fuse(rankings, k=60, weights=None, method="ranks+scores"):
@@ -209,7 +214,7 @@ def _lexical_by_share(power=1.0):
     the query's formula its best statement has: a ranking whose best match holds a third of the query is a weak
     witness. Keyword queries (ts_rank_cd scores) and exact names keep their weight."""
     import theorem_rag.retrieval.retriever as rmod
-    from theorem_rag.db.text_sql import EXACT_NAME_BOOST
+    from theorem_rag.db.lexical_sql import EXACT_NAME_BOOST
     from theorem_rag.query import is_short_query
 
     original = rmod.TheoremRetriever._gather
@@ -344,7 +349,7 @@ def variant_setup(name, base):
             # the formula ranking's scores divided by its best's: the same ranking at weight FORMULA_WEIGHT
             from dataclasses import replace as with_score
 
-            from theorem_rag.db.textsearch import TextOps
+            from theorem_rag.db.lexical import TextOps
 
             def flat(self, *args, original=TextOps.search_formula, **kwargs):
                 hits = original(self, *args, **kwargs)
@@ -389,7 +394,7 @@ def variant_setup(name, base):
         elif key == "rrf-k":
             search = search.with_options(rrf_k=int(value))
         elif key == "mix-unboost":
-            import theorem_rag.db.text_sql as ts
+            import theorem_rag.db.lexical_sql as ts
 
             patches += _score_fusion(1.0, mix=True, alpha=float(value or 1.0), unboost=ts.EXACT_NAME_BOOST)
         elif key in ("score-fusion", "mix-fusion"):
@@ -416,14 +421,15 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--variants", default="default,plain")
-    ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument("--sets", default=",".join(LATEX_SETS), help=f"of {', '.join(SETS)}")
     ap.add_argument("--limit", type=int, default=400, help="queries per set at most (the 80/110/168 sets are whole)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
     settings = Settings()
     base = TheoremSearch.from_settings(settings)
-    aliases = legacy_aliases(read_records(ROOT / "data" / "records").theorems)
+    records = ROOT / "data" / "records"
+    aliases = legacy_aliases(read_records(records).theorems) if records.exists() else index_aliases(base.store)
     sets = {n: resolve_ids(load_queries(SETS[n][0])[: args.limit], aliases) for n in args.sets.split(",")}
     # A set with its own sources (unseen_dev.jsonl beside unseen/): its statements join the index for the run.
     extras = [t for n in sets if (folder := set_corpus(SETS[n][0])) is not None
@@ -434,6 +440,33 @@ def main() -> None:
         run(args, base, sets)
     finally:
         index.remove_records([t.id for t in extras])
+
+
+def index_aliases(store) -> dict[str, str]:
+    """``{old id: id}`` as :func:`theorem_rag.eval.queries.legacy_aliases` reads it from records, read from the index
+    (a tree without the quickstart's ``data/records``)."""
+    from psycopg import sql
+
+    with store.connection() as conn:
+        rows = conn.execute(sql.SQL("SELECT meta->>'legacy_id', id FROM {} WHERE meta ? 'legacy_id'").format(
+            sql.Identifier(store.names.theorems))).fetchall()  # fmt: skip
+    ids = {i for _, i in rows}
+    out: dict[str, str] = {}
+    for old, new in rows:
+        if old and old not in ids:
+            out.setdefault(old, new)
+    return out
+
+
+def by_style(path, values) -> dict[str, dict[str, float]]:
+    """The primary metric per query style (``FILE.styles.tsv`` beside the set), with the number of queries."""
+    from theorem_rag.eval.queries import load_styles
+
+    groups: dict[str, list[float]] = {}
+    styles = load_styles(path)
+    for qid, value in values.items():
+        groups.setdefault(styles.get(qid, "-"), []).append(value)
+    return {k: {"n": len(v), "value": round(sum(v) / len(v), 4)} for k, v in sorted(groups.items())} if styles else {}
 
 
 def run(args, base, sets) -> None:
@@ -453,13 +486,16 @@ def run(args, base, sets) -> None:
         for vname, (search, patches) in setups.items():
             with patched(patches):
                 t0 = time.perf_counter()
-                ranks, sums = {}, {}
+                ranks, sums, times, primaries = {}, {}, [], {}
                 for q in queries:
+                    t1 = time.perf_counter()
                     hits = search.search(q.query, k=20)
+                    times.append((time.perf_counter() - t1) * 1000)
                     ids = [h.theorem_id for h in hits]
                     s = score_ranking(ids, set(q.relevant), ks=ks, exclude=set(q.exclude))
                     for m, v in s.items():
                         sums[m] = sums.get(m, 0.0) + v
+                    primaries[q.id] = s[SETS[sname][1]]
                     kept = [x for x in ids if x not in set(q.exclude)]
                     rel = [i for i, x in enumerate(kept, 1) if x in set(q.relevant)]
                     ranks[q.id] = rel[0] if rel else None
@@ -467,7 +503,8 @@ def run(args, base, sets) -> None:
             metrics = {m: round(v / len(queries), 4) for m, v in sums.items()}
             out["variants"].setdefault(vname, {})[sname] = {
                 "n": len(queries), "primary": SETS[sname][1], "value": metrics[SETS[sname][1]], "metrics": metrics,
-                "ms_per_query": round(ms, 1), "ranks": ranks}
+                "ms_per_query": round(ms, 1), "p95_ms": round(sorted(times)[int(0.95 * (len(times) - 1))], 1),
+                "by_style": by_style(SETS[sname][0], primaries), "ranks": ranks}
             print(f"{vname:40s} {sname:22s} {SETS[sname][1]:10s} {metrics[SETS[sname][1]]:.3f}  "
                   f"hit1 {metrics['hit@1']:.3f} hit20 {metrics['hit@20']:.3f} mrr {metrics['mrr@20']:.3f}  "
                   f"{ms:.0f} ms", flush=True)
