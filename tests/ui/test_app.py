@@ -40,6 +40,24 @@ def test_search_renders_cards_for_real_hits(handlers, tiny_search):
     assert all(f'data-theorem-id="{tid}"' in body for tid in expected)
 
 
+def test_a_search_and_its_assessment_read_the_query_once(handlers, monkeypatch):
+    import theorem_rag.query_understanding as query_understanding
+    import theorem_rag.retrieval.retriever as retriever
+
+    understand, reads = query_understanding.understand, []
+
+    def counted(query: str):
+        reads.append(query)
+        return understand(query)
+
+    monkeypatch.setattr(retriever, "understand", counted)  # the search's plan
+    monkeypatch.setattr(query_understanding, "understand", counted)  # what assess reads when given no plan
+    for level in ("Theorems", "Papers"):
+        body, _, _ = handlers.run_search("rank of a finite group", level, 3)
+        assert "data-theorem-id=" in body or "paper" in body, body[:200]
+    assert reads == ["rank of a finite group"] * 2
+
+
 def test_filters_and_paper_level(handlers):
     body, _, _ = handlers.run_search("rank", "Theorems", 10, sources=["planetmath"])
     assert 'data-theorem-id="planetmath' in body and 'data-theorem-id="stacks:' not in body

@@ -105,12 +105,13 @@ class Handlers:
         start = time.perf_counter()
         try:
             if level == "Papers":
-                found = self.search.search_papers(query, int(k), **filters)
+                papers = self.search.paper_results(query, int(k), **filters)
+                found, plan = papers.hits, papers.plan
                 body, what = papers_html(found, query=query), "papers"
             else:
-                found, body, what = theorem_cards(self, query, int(k), filters)
+                found, plan, body, what = theorem_cards(self, query, int(k), filters)
             if not graph_query(query):  # a uses:/used-by: listing is not a ranked match
-                body = no_match_html(self.search.assess(query, found)) + body
+                body = no_match_html(self.search.assess(query, found, plan)) + body
         except self._errors as err:
             return message_html(str(err)), "", query
         ms = (time.perf_counter() - start) * 1000

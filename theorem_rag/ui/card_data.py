@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from theorem_rag.query import graph_query
 from theorem_rag.records import KINDS, Hit
 from theorem_rag.ui.cards import CardExtras, results_html
 from theorem_rag.ui.refs import label_index
+
+if TYPE_CHECKING:
+    from theorem_rag.query_understanding import QueryPlan
 
 _LABELS = re.compile(r"\\(?:eqref|ref|cref|Cref|autoref|vref|olref|thmref)\*?(?:\[[^\]]*\])?\{([^{}]*)\}")
 
@@ -53,15 +56,19 @@ def card_extras(search: Any, hits: Sequence[Hit]) -> dict[str, CardExtras]:
     return {t.id: CardExtras(resolve=index(t), used_by=counts.get(t.id, 0)) for t in theorems}
 
 
-def theorem_cards(handlers: Any, query: str, k: int, filters: dict[str, Any]) -> tuple[list[Hit], str, str]:
-    """``(hits, cards html, what they are)`` for the search tab: a ranked search, or a graph query."""
+def theorem_cards(handlers: Any, query: str, k: int,
+                  filters: dict[str, Any]) -> tuple[list[Hit], QueryPlan | None, str, str]:  # fmt: skip
+    """``(hits, the plan the search read, cards html, what they are)`` for the search tab: a ranked search, or a
+    graph query (no plan)."""
     graph = parse_graph_query(query)
+    plan = None
     if graph:
         hits, what = graph_hits(handlers.search, *graph, k)
     else:
-        hits, what = handlers.search.search(query, k, **filters), "statements"
+        found = handlers.search.results(query, k, **filters)
+        hits, plan, what = found.hits, found.plan, "statements"
     extras = card_extras(handlers.search, hits)
-    return hits, results_html(hits, handlers.documents_for(hits), query=query, extras=extras), what
+    return hits, plan, results_html(hits, handlers.documents_for(hits), query=query, extras=extras), what
 
 
 def _items(value: Any) -> list[str]:
