@@ -63,7 +63,7 @@ def index() -> None:
 def build(records_dirs, jsonl_files, sources, limit, slogan_writer, embed_backend, reembed, engine, ray_batch_size,
           embed_actors, slogan_tasks, database_url, table, data_dir, embed_model, embed_field) -> None:  # fmt: skip
     """Upsert records, write slogans, embed and build the HNSW index (incremental: reruns do only what changed)."""
-    from theorem_rag.indexing.ingest import build_index
+    from theorem_rag.indexing.ingest import build_index, informal_part
     from theorem_rag.record_files import read_records
     from theorem_rag.db.table_names import space_name
     from theorem_rag.errors import InputError
@@ -115,9 +115,13 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, embed_backen
         raise click.ClickException(str(e)) from e
     click.echo(report.summary())
     if search.query_space:
-        # The query model's space (queries in words search it) follows the records too, or it would miss the new ones.
+        # The query model's space (queries in words search it) follows the records too, or it would miss the new ones;
+        # it holds the informal statements, the formal ones are in the base space alone (ingest.informal_part).
+        informal, informal_documents = informal_part(theorems, documents)
+        if not informal and not informal_documents:
+            return
         try:
-            report = build_index(search.store, search.query_embedder, theorems, documents, writer=writer,
+            report = build_index(search.store, search.query_embedder, informal, informal_documents, writer=writer,
                                  space=search.query_space, field=s.embed_field, reembed=reembed, prune=not limit,
                                  dense_index=s.dense_index)  # fmt: skip
         except InputError as e:
@@ -150,21 +154,24 @@ def _require_ray() -> None:
 
 def _build_on_ray(s, theorems, documents, limit, reembed, batch_size, embed_actors, slogan_tasks, query) -> None:
     """The build on Ray of the settings' space and, when ``query`` is ``(space, embedder)``, of the query model's
-    space, as the local build does both."""
+    space (with the informal statements only), as the local build does both."""
     from theorem_rag.db.server import resolve_dsn
     from theorem_rag.db.table_names import space_name
     from theorem_rag.errors import InputError
+    from theorem_rag.indexing.ingest import informal_part
     from theorem_rag.indexing.ray_build import RayBuildOptions, build_index_ray
 
     writer = {"spec": s.slogan_writer, "api_base": s.llm_api_base, "context": s.slogan_context,
               "concurrency": s.llm_concurrency, "max_retries": s.llm_max_retries, "rpm": s.llm_requests_per_minute}
     options = RayBuildOptions(batch_size=batch_size, embed_actors=embed_actors, slogan_tasks=slogan_tasks)
-    spaces = [(space_name(s.embed_model, s.embed_field), s.embed_model, s.embed_backend)]
+    spaces = [(space_name(s.embed_model, s.embed_field), s.embed_model, s.embed_backend, (theorems, documents))]
     if query is not None:
-        spaces.append((query[0], query[1].model_name, query[1].backend))
-    for space, model, backend in spaces:
+        spaces.append((query[0], query[1].model_name, query[1].backend, informal_part(theorems, documents)))
+    for space, model, backend, (records, docs) in spaces:
+        if not records and not docs:
+            continue
         try:
-            report = build_index_ray(resolve_dsn(s), theorems, documents, space=space, table=s.table,
+            report = build_index_ray(resolve_dsn(s), records, docs, space=space, table=s.table,
                                      field=s.embed_field, embed_model=model, doc_instruction=s.doc_instruction,
                                      embed_max_tokens=s.embed_max_tokens, embed_batch_size=s.embed_batch_size,
                                      embed_backend=backend, onnx_cache_dir=str(Path(s.data_dir) / "onnx"),

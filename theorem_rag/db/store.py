@@ -42,6 +42,7 @@ from theorem_rag.db.side_tables import SideTableOps
 from theorem_rag.db.table_names import Names
 from theorem_rag.db.vectors import SpaceOps, VectorSpace
 from theorem_rag.errors import InputError
+from theorem_rag.filters import FORMAL_LANGUAGES
 from theorem_rag.records import Document, Theorem
 
 __all__ = ["RelationSize", "TheoremStore", "UpsertCounts", "VectorSpace"]
@@ -425,6 +426,15 @@ class TheoremStore(SpaceOps, DenseOps, TextOps, ReadOps, SideTableOps, BulkOps, 
         with self.connection() as conn:
             n = conn.execute(sql.SQL("SELECT {n}").format(n=counters.count_of(self.names)), [key]).fetchone()[0]
         return int(n)
+
+    def count_formal(self) -> int:
+        """Formal statements in the index (Lean declarations): those of the sources whose documents are in a formal
+        language (:data:`~theorem_rag.filters.FORMAL_LANGUAGES`), from the maintained counts."""
+        query = sql.SQL("SELECT DISTINCT source FROM {d} WHERE meta ->> 'language' = ANY(%s)").format(
+            d=sql.Identifier(self.names.documents))
+        with self.connection() as conn:
+            sources = [row[0] for row in conn.execute(query, [list(FORMAL_LANGUAGES)])]
+        return sum(self.count(source) for source in sources)
 
 
 def _check_unique(ids: list[str], what: str) -> None:

@@ -84,6 +84,8 @@ class Store(Protocol):
 
     def count_vectors(self, space: str) -> int: ...
 
+    def count_formal(self) -> int: ...
+
     def record_feedback(self, query: str, vote: int, theorem_id: str | None = None, answer_id: str | None = None,
                         comment: str | None = "", answer: str | None = None) -> int: ...  # fmt: skip
 
