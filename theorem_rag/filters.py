@@ -1,10 +1,11 @@
 """Metadata filters for search: a small validated structure, pure.
 
-Filters restrict a search to some sources, kinds of statement, documents and a range of years. Every field holds
-values that end up as bound parameters of the candidate query, never as SQL text.
+Filters restrict a search to some sources, kinds of statement, documents, a range of years, and formal (Lean) or
+informal (LaTeX) statements. Every field holds values that end up as bound parameters of the candidate query, never
+as SQL text.
 
 >>> Filters.from_mapping({"source": "stacks", "kind": ["lemma", "theorem"], "year_min": 2000})
-Filters(source=('stacks',), kind=('lemma', 'theorem'), doc_id=(), year_min=2000, year_max=None, category=())
+Filters(source=('stacks',), kind=('lemma', 'theorem'), doc_id=(), year_min=2000, year_max=None, category=(), formal=None)
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from theorem_rag.errors import InputError
 
 # Accepted spellings: "paper" is what a user says, "doc_id" what the records call it; "year" is an exact year.
 ALIASES = {"paper": "doc_id", "document": "doc_id"}
-ALLOWED = ("source", "kind", "doc_id", "paper", "year", "year_min", "year_max", "category")
+ALLOWED = ("source", "kind", "doc_id", "paper", "year", "year_min", "year_max", "category", "formal")
+# The languages of formal statements: a document in one of them (``meta.language``, which the Lean adapter sets on
+# every module it reads) holds formal statements; the others (LaTeX, no language recorded) informal ones.
+FORMAL_LANGUAGES = ("lean",)
 # An arXiv category: an archive (``math``, ``hep-th``, ``math-ph``, ``q-bio``), optionally a dot and a subject class
 # (``math.AG``, ``cs.LO``, ``cond-mat.mes-hall``). Shared with the wire models, so REST, MCP and tools agree.
 CATEGORY_PATTERN = r"^[a-z]+(?:-[a-z]+)*(?:\.(?:[A-Z]{2}|[a-z]+(?:-[a-z]+)*))?$"
@@ -35,11 +39,12 @@ class FilterKeywords(TypedDict, total=False):
     year_min: int | None
     year_max: int | None
     categories: Sequence[str] | str | None
+    formal: bool | None
 
 
 # The field of Filters each keyword filter sets.
 KEYWORD_FIELDS = {"sources": "source", "kinds": "kind", "papers": "doc_id", "year_min": "year_min",
-                  "year_max": "year_max", "categories": "category"}  # fmt: skip
+                  "year_max": "year_max", "categories": "category", "formal": "formal"}  # fmt: skip
 
 
 def check_category(value: Any) -> str:
@@ -78,12 +83,21 @@ def _year(field: str, value: Any) -> int | None:
     return value
 
 
+def _formal(value: Any) -> bool | None:
+    if value is not None and not isinstance(value, bool):
+        raise InputError(f"filter 'formal' takes true (formal statements: Lean), false (informal: LaTeX) or null, "
+                         f"got {value!r}")  # fmt: skip
+    return value
+
+
 @dataclass(frozen=True)
 class Filters:
-    """Restrict a search: any of the given sources, kinds and documents, and ``year_min <= year <= year_max``.
+    """Restrict a search: any of the given sources, kinds and documents, ``year_min <= year <= year_max``, and
+    formal statements only (``formal=True``: Lean declarations, whose document is in one of
+    :data:`FORMAL_LANGUAGES`) or informal ones only (``formal=False``: LaTeX).
 
-    An empty tuple means "no restriction" on that field; a year filter drops statements whose document has no
-    year.
+    An empty tuple or ``None`` means "no restriction" on that field; a year filter drops statements whose document
+    has no year.
 
     >>> Filters(source=("hott",)).is_empty
     False
@@ -96,12 +110,14 @@ class Filters:
     year_max: int | None = None
     # arXiv categories (primary or cross-list) of the statement's document; the store turns them into documents
     category: tuple[str, ...] = ()
+    formal: bool | None = None
 
     def __post_init__(self) -> None:
         for name in ("source", "kind", "doc_id", "category"):
             object.__setattr__(self, name, _strings(name, getattr(self, name)))
         for category in self.category:
             check_category(category)
+        _formal(self.formal)
         ymin, ymax = _year("year_min", self.year_min), _year("year_max", self.year_max)
         if ymin is not None and ymax is not None and ymin > ymax:
             raise InputError(f"filter year_min={ymin} is after year_max={ymax}")
@@ -109,7 +125,7 @@ class Filters:
     @property
     def is_empty(self) -> bool:
         return (not (self.source or self.kind or self.doc_id or self.category) and self.year_min is None
-                and self.year_max is None)  # fmt: skip
+                and self.year_max is None and self.formal is None)  # fmt: skip
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Any] | Filters | None) -> Filters:
@@ -148,11 +164,14 @@ class Filters:
         category string is an error, as in :class:`Filters`.
 
         >>> Filters.from_keywords({"sources": ["stacks"], "kinds": [], "papers": "", "year_min": 2000})
-        Filters(source=('stacks',), kind=(), doc_id=(), year_min=2000, year_max=None, category=())
+        Filters(source=('stacks',), kind=(), doc_id=(), year_min=2000, year_max=None, category=(), formal=None)
+        >>> Filters.from_keywords({"formal": False}).formal
+        False
         """
         unknown = sorted(set(keywords) - set(KEYWORD_FIELDS))
         if unknown:
             raise InputError(f"unknown filter(s) {', '.join(unknown)}; allowed: {', '.join(KEYWORD_FIELDS)}")
-        kept = ("year_min", "year_max") + (("categories",) if isinstance(keywords.get("categories"), str) else ())
+        kept = ("year_min", "year_max", "formal") + (
+            ("categories",) if isinstance(keywords.get("categories"), str) else ())
         return cls.from_mapping({KEYWORD_FIELDS[name]: value if name in kept else value or None
                                  for name, value in keywords.items()})  # fmt: skip

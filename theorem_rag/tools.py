@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from theorem_rag.wire import CATEGORIES_DESCRIPTION, Category, HitOut
+from theorem_rag.wire import CATEGORIES_DESCRIPTION, FORMAL_DESCRIPTION, Category, HitOut
 from theorem_rag.records import Hit
 
 if TYPE_CHECKING:
@@ -59,18 +59,19 @@ def _search_fn(search: "TheoremSearch"):
         kinds: Annotated[list[str] | None, Field(description="Only these kinds, e.g. ['theorem', 'lemma'].")] = None,
         paper: Annotated[str | None, Field(description="Only statements of this document id.")] = None,
         categories: Annotated[list[Category] | None, Field(description=CATEGORIES_DESCRIPTION)] = None,
+        formal: Annotated[bool | None, Field(description=FORMAL_DESCRIPTION)] = None,
     ) -> str:
         """Search theorems by meaning; returns ranked, citable statements."""
-        # LlamaIndex passes arguments through unchecked: the library's Filters checks categories (InputError).
+        # LlamaIndex passes arguments through unchecked: the library's Filters checks them (InputError).
         hits = search.search(query, k, sources=sources, kinds=kinds, papers=[paper] if paper else None,
-                             categories=categories)  # fmt: skip
+                             categories=categories, formal=formal)  # fmt: skip
         return format_hits(hits)
 
     async def asearch_theorems(query: str, k: int = 5, sources: list[str] | None = None,
                                kinds: list[str] | None = None, paper: str | None = None,
-                               categories: list[str] | None = None) -> str:  # fmt: skip
+                               categories: list[str] | None = None, formal: bool | None = None) -> str:  # fmt: skip
         # The store and the model are synchronous: a worker thread keeps the event loop free.
-        return await asyncio.to_thread(search_theorems, query, k, sources, kinds, paper, categories)
+        return await asyncio.to_thread(search_theorems, query, k, sources, kinds, paper, categories, formal)
 
     return search_theorems, asearch_theorems
 
@@ -88,20 +89,21 @@ def _premises_fn(search: "TheoremSearch"):
         k: Annotated[int, Field(description="Number of results.")] = 5,
         sources: Annotated[list[str] | None, Field(description="Only these sources, e.g. ['stacks'].")] = None,
         kinds: Annotated[list[str] | None, Field(description="Only these kinds, e.g. ['lemma', 'definition'].")] = None,
+        formal: Annotated[bool | None, Field(description=FORMAL_DESCRIPTION)] = None,
     ) -> str:
         """The results a proof of the statement is likely to use; ranked, citable statements."""
-        return format_hits(search.premises(statement, k, sources=sources, kinds=kinds))
+        return format_hits(search.premises(statement, k, sources=sources, kinds=kinds, formal=formal))
 
     async def afind_premises(statement: str, k: int = 5, sources: list[str] | None = None,
-                             kinds: list[str] | None = None) -> str:  # fmt: skip
-        return await asyncio.to_thread(find_premises, statement, k, sources, kinds)
+                             kinds: list[str] | None = None, formal: bool | None = None) -> str:  # fmt: skip
+        return await asyncio.to_thread(find_premises, statement, k, sources, kinds, formal)
 
     return find_premises, afind_premises
 
 
 def theorem_premises_tool(search: "TheoremSearch", name: str = "find_premises", description: str = PREMISES_DESCRIPTION) -> Any:
     """A LlamaIndex ``FunctionTool`` for premise search (:meth:`~theorem_rag.search.TheoremSearch.premises`):
-    parameters ``statement``, ``k``, ``sources``, ``kinds``; ``call`` and ``acall``.
+    parameters ``statement``, ``k``, ``sources``, ``kinds``, ``formal``; ``call`` and ``acall``.
 
     >>> print(theorem_premises_tool(search).call(statement="stacks:0D09", k=1).content)   # doctest: +SKIP
     1. [stacks:08TM] Lemma ...
@@ -117,8 +119,9 @@ def theorem_premises_tool(search: "TheoremSearch", name: str = "find_premises", 
 def theorem_search_tool(search: "TheoremSearch", name: str = "search_theorems", description: str = SEARCH_DESCRIPTION) -> Any:
     """A LlamaIndex ``FunctionTool`` over a :class:`~theorem_rag.search.TheoremSearch` (``call`` and ``acall``).
 
-    Parameters: ``query``, ``k``, ``sources``, ``kinds``, ``paper``, ``categories``. Bad input raises ``ValueError`` with a message
-    (agents report it back to the model).
+    Parameters: ``query``, ``k``, ``sources``, ``kinds``, ``paper``, ``categories``, ``formal`` (true: Lean declarations
+    only, false: LaTeX statements only). Bad input raises ``ValueError`` with a message (agents report it back to the
+    model).
 
     >>> tool = theorem_search_tool(search)
     >>> tool.metadata.name

@@ -29,6 +29,8 @@ Category = Annotated[str, AfterValidator(check_category),
                      WithJsonSchema({"type": "string", "pattern": CATEGORY_PATTERN, "examples": ["math.AG", "hep-th"]})]
 CATEGORIES_DESCRIPTION = ("Only statements of arXiv papers listed in any of these categories (primary or cross-list), "
                           "e.g. ['math.AG', 'hep-th'].")  # fmt: skip
+FORMAL_DESCRIPTION = ("true: only formal statements (Lean 4 declarations, e.g. mathlib); false: only informal ones "
+                      "(LaTeX); unset: both.")  # fmt: skip
 
 
 class FilterFields(BaseModel):
@@ -42,6 +44,7 @@ class FilterFields(BaseModel):
     year_min: int | None = Field(None, description="Only documents from this year on.")
     year_max: int | None = Field(None, description="Only documents up to this year.")
     categories: list[Category] | None = Field(None, description=CATEGORIES_DESCRIPTION)
+    formal: bool | None = Field(None, description=FORMAL_DESCRIPTION)
 
     def filters(self) -> Filters:
         """The request's :class:`~theorem_rag.filters.Filters`, as :meth:`TheoremSearch.search` and

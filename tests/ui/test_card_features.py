@@ -159,9 +159,11 @@ def test_graph_queries_and_url_state():
     assert parse_graph_query("ID: planetmath:Bijection") == ("id", "planetmath:Bijection")
     assert parse_graph_query("uses of Nakayama") is None
     assert state_from_params({"q": " ring ", "source": ["stacks", "napkin"], "kind": "lemma,bogus", "k": "x"}) == (
-        "ring", "Theorems", 10, ["stacks", "napkin"], ["lemma"], "", "")
+        "ring", "Theorems", 10, ["stacks", "napkin"], ["lemma"], "", "", "All")
     assert state_from_params({"q": "curve", "category": ["math.AG", "hep-th"], "paper": "a,b"}) == (
-        "curve", "Theorems", 10, [], [], "a,b", "math.AG,hep-th")
+        "curve", "Theorems", 10, [], [], "a,b", "math.AG,hep-th", "All")
+    assert state_from_params({"q": "two_le", "statements": "Informal"})[-1] == "Informal (LaTeX)"
+    assert state_from_params({"q": "two_le", "statements": "lean"})[-1] == "All"  # unknown: both
 
 
 def test_lint_counts_each_problem_per_source():

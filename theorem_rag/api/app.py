@@ -34,7 +34,8 @@ from theorem_rag.serving.admission import Overloaded
 from theorem_rag.serving.deadline import DeadlineExceeded
 from theorem_rag.serving.service import SearchService
 from theorem_rag.wire import (
-    Category, ErrorOut, Level, PaperOut, PremisesRequest, PremisesResponse, SearchRequest, SearchResponse, TheoremOut,
+    FORMAL_DESCRIPTION, Category, ErrorOut, Level, PaperOut, PremisesRequest, PremisesResponse, SearchRequest,
+    SearchResponse, TheoremOut,
 )  # fmt: skip
 
 log = logging.getLogger("theorem_rag.api")
@@ -208,10 +209,12 @@ def create_app(
         year_max: int | None = None,
         category: Annotated[list[Category] | None, Query(description="Repeat for several arXiv categories "
                                                          "(primary or cross-list), e.g. math.AG.")] = None,
+        formal: Annotated[bool | None, Query(description=FORMAL_DESCRIPTION)] = None,
     ) -> SearchResponse:
         """Search theorems (or papers, with ``level=paper``) for a query, with optional filters."""
         return await do_search(SearchRequest(query=q, k=k, level=level, sources=source, kinds=kind, papers=paper,
-                                             year_min=year_min, year_max=year_max, categories=category))  # fmt: skip
+                                             year_min=year_min, year_max=year_max, categories=category,
+                                             formal=formal))  # fmt: skip
 
     @app.post("/search", response_model=SearchResponse, tags=["search"], dependencies=auth)
     async def search_post(req: SearchRequest) -> SearchResponse:
@@ -234,10 +237,12 @@ def create_app(
         year_min: int | None = None,
         year_max: int | None = None,
         category: Annotated[list[Category] | None, Query(description="Repeat for several arXiv categories.")] = None,
+        formal: Annotated[bool | None, Query(description=FORMAL_DESCRIPTION)] = None,
     ) -> PremisesResponse:
         """Premise search: the results a proof of the statement is likely to use (the statement left out)."""
         return await do_premises(PremisesRequest(statement=statement, k=k, sources=source, kinds=kind, papers=paper,
-                                                 year_min=year_min, year_max=year_max, categories=category))  # fmt: skip
+                                                 year_min=year_min, year_max=year_max, categories=category,
+                                                 formal=formal))  # fmt: skip
 
     @app.post("/premises", response_model=PremisesResponse, tags=["search"], dependencies=auth)
     async def premises_post(req: PremisesRequest) -> PremisesResponse:

@@ -25,14 +25,16 @@ def _one_line(text: str | None, width: int) -> str:
 @click.option("--kind", "kinds", multiple=True, help="Only these kinds: lemma, theorem, definition, ... (repeat).")
 @click.option("--paper", "papers", multiple=True, help="Only statements of these document ids (repeat).")
 @click.option("--category", "categories", multiple=True, help="Only arXiv papers in these categories (repeat).")
+@click.option("--formal/--informal", default=None, help="Only formal statements (Lean declarations, e.g. mathlib) or "
+              "only informal ones (LaTeX); both by default.")
 @click.option("--papers", "paper_level", is_flag=True, help="Rank papers (documents) instead of statements.")
 @click.option("--premises", is_flag=True, help="Premise search: QUERY is a statement (LaTeX), a goal to prove or a "
               "statement id (e.g. stacks:0D09); list what a proof of it is likely to use, the statement left out.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--no-hybrid", is_flag=True, help="Dense ranking only (no full-text fusion).")
 @with_db_options
-def search(query, k, sources, kinds, papers, categories, paper_level, premises, as_json, no_hybrid, database_url, table,
-           data_dir, embed_model, embed_field) -> None:  # fmt: skip
+def search(query, k, sources, kinds, papers, categories, formal, paper_level, premises, as_json, no_hybrid,
+           database_url, table, data_dir, embed_model, embed_field) -> None:  # fmt: skip
     """Search the index for QUERY (natural language, keywords or LaTeX)."""
     from theorem_rag.db.connection import StoreUnavailable
     from theorem_rag.errors import InputError
@@ -42,7 +44,7 @@ def search(query, k, sources, kinds, papers, categories, paper_level, premises, 
                       embed_field=embed_field, hybrid=False if no_hybrid else None)  # fmt: skip
     engine = TheoremSearch.from_settings(s)
     filters = dict(sources=list(sources) or None, kinds=list(kinds) or None, papers=list(papers) or None,
-                   categories=list(categories) or None)
+                   categories=list(categories) or None, formal=formal)
     if premises and paper_level:
         raise click.UsageError("--premises ranks statements; it does not combine with --papers")
     if premises:

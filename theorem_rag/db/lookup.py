@@ -8,6 +8,7 @@ names close to a misspelt one. A mixin of :class:`~theorem_rag.db.store.TheoremS
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from theorem_rag.db import lookup_sql
@@ -27,6 +28,15 @@ class LookupOps(StorePart):
         query, params = lookup_sql.definitions_named(self.names, term, exact=exact, filters=Filters.from_mapping(filters), k=k)
         with self.connection() as conn:
             return [r[0] for r in conn.execute(query, params).fetchall()]
+
+    def names_ending(self, suffixes: Sequence[str], *, k: int = 10, filters: Any = None) -> list[tuple[str, str]]:
+        """(id, name) of statements named as one of ``suffixes`` or whose name ends with one after a dot, case aside
+        (``two_le``: ``Nat.Prime.two_le``); named exactly first, then fewer components; see ``lookup_sql``."""
+        if not suffixes:
+            return []
+        query, params = lookup_sql.names_ending(self.names, suffixes, filters=Filters.from_mapping(filters), k=k)
+        with self.connection() as conn:
+            return [(r[0], r[1]) for r in conn.execute(query, params).fetchall()]
 
     def documents_by_identifier(self, arxiv_id: str | None = None, doi: str | None = None) -> list[str]:
         """Ids of documents recorded with this arXiv id or DOI."""

@@ -1,6 +1,7 @@
 """SQL text for the look-ups of query understanding, built apart from running it: every value bound.
 
-Definitions named as a term, documents by arXiv id or DOI, names close to a misspelt one (pg_trgm).
+Definitions named as a term, statements named as a Lean name or its end, documents by arXiv id or DOI, names close
+to a misspelt one (pg_trgm).
 
 >>> q, p = definitions_named(Names("theorems"), "metric space", exact=True, filters=Filters(), k=5)
 >>> p[0]
@@ -10,6 +11,7 @@ Definitions named as a term, documents by arXiv id or DOI, names close to a miss
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from psycopg import sql
 
@@ -99,6 +101,31 @@ def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters,
              where=where)  # fmt: skip
     return query, [*exact_params, *(p for _, ps in arms for p in ps), DEFINITION_KINDS, *exact_params,
                    *loose_x_params, *loose_t_params, *fparams, k]  # fmt: skip
+
+
+def names_ending(names: Names, suffixes: Sequence[str], *, filters: Filters, k: int) -> tuple[sql.Composed, list]:
+    """Statements whose name is one of ``suffixes`` or ends with one after a dot (the last components of a Lean
+    name: ``two_le`` ends ``Nat.Prime.two_le``, not ``Nat.xtwo_le``), case aside, as (id, name): those named
+    exactly first, then names of fewer components, then shorter ones.
+
+    Reversed, a name that ends with ``s`` starts with ``reverse(s)``: each suffix reads one range of the index of
+    reversed lowercased names (migration 23; the C collation orders them byte by byte, so the names that start with
+    ``r.`` lie between ``r.`` and ``r/``), whatever the size of the index.
+    """
+    year = sql.SQL("(SELECT d.year FROM {d} AS d WHERE d.id = t.doc_id)").format(d=sql.Identifier(names.documents))
+    where, fparams = filter_clause(filters, "t", year_column=year, documents=names.documents)
+    query = sql.SQL(
+        """SELECT id, name FROM (
+            SELECT DISTINCT ON (t.id) t.id, t.name, reverse(lower(t.name)) COLLATE "C" = r.s AS exact
+            FROM (SELECT DISTINCT reverse(lower(x)) COLLATE "C" AS s FROM unnest(%s::text[]) AS x) AS r
+            JOIN {t} AS t
+                ON reverse(lower(t.name)) COLLATE "C" >= r.s AND reverse(lower(t.name)) COLLATE "C" < r.s || '/'
+            WHERE (reverse(lower(t.name)) COLLATE "C" = r.s
+                   OR starts_with(reverse(lower(t.name)) COLLATE "C", r.s || '.')) AND {where}
+            ORDER BY t.id, exact DESC) AS m
+        ORDER BY exact DESC, length(name) - length(replace(name, '.', '')), length(name), id LIMIT %s"""
+    ).format(t=sql.Identifier(names.theorems), where=where)
+    return query, [[s.strip() for s in suffixes if s.strip()], *fparams, k]
 
 
 def documents_by_identifier(names: Names, arxiv_id: str | None, doi: str | None) -> tuple[sql.Composed, list]:

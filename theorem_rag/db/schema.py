@@ -4,7 +4,7 @@ Migrations only ever add; dropping data happens in :func:`drop_all`, which only 
 Vector tables are created per embedding space by the store (their dimension is known only then).
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 21, 22]
+[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 21, 22, 23]
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from psycopg import Connection, sql
 
 from theorem_rag.db import counters, generation, legacy_ids, table_sql
 from theorem_rag.db.table_names import Names
+from theorem_rag.filters import FORMAL_LANGUAGES
 
 # A migration step is a statement, or a callable for a step that must read the database first (existing spaces).
 Step = Union[sql.Composable, Callable[[Connection], None]]
@@ -295,6 +296,26 @@ def _v17(n: Names) -> list[Step]:
     ]  # fmt: skip
 
 
+def _v23(n: Names) -> list[Step]:
+    """Two indexes for Lean declarations: reversed lowercased names (in the C collation, so that a range of them is
+    the names ending with a suffix: ``lookup_sql.names_ending``), and the ids of the documents in a formal language
+    (``filters.FORMAL_LANGUAGES``; a new one needs a migration that rebuilds it): the formal filter of
+    ``table_sql.filter_clause`` reads them from it alone (an index-only scan; a scan of the documents took 15-20 ms
+    at 20,000 of them, 8,000 in Lean). Statistics on the language tell the planner how many documents that is
+    (without, it guessed 0.5 % and looked the statements of each Lean module up instead of each candidate's
+    document)."""
+    t, d = sql.Identifier(n.theorems), sql.Identifier(n.documents)
+    return [
+        sql.SQL("""CREATE INDEX IF NOT EXISTS {i} ON {t} ((reverse(lower(name))) COLLATE "C")""").format(
+            i=sql.Identifier(table_sql.reversed_name_index_name(n)), t=t),
+        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {d} (id) WHERE meta ->> 'language' = ANY({languages})").format(
+            i=sql.Identifier(table_sql.formal_index_name(n)), d=d, languages=sql.Literal(list(FORMAL_LANGUAGES))),
+        sql.SQL("CREATE STATISTICS IF NOT EXISTS {s} ON (meta ->> 'language') FROM {d}").format(
+            s=sql.Identifier(f"{n.documents}_language"), d=d),
+        sql.SQL("ANALYZE {d}").format(d=d),
+    ]  # fmt: skip
+
+
 # (version, description, statements): append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
@@ -316,6 +337,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (18, "generation: a change marker bumped by any change of documents or spaces", generation.migration),
     (21, "theorems: a partial index of meta->>'legacy_id' (look-ups by an old positional id)", legacy_ids.migration),
     (22, "generation: bumped once per transaction, at commit (was: per changed statement)", generation.per_transaction),
+    (23, "theorems: an index of reversed lower(name) (a name's end); documents: the ids of formal ones", _v23),
 ]
 LATEST = max(version for version, _, _ in MIGRATIONS)  # numbers are reserved ahead and may land in any order
 

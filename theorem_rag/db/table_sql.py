@@ -18,7 +18,7 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from theorem_rag.db.table_names import Names
-from theorem_rag.filters import Filters
+from theorem_rag.filters import FORMAL_LANGUAGES, Filters
 from theorem_rag.formula_keys import keys_for
 from theorem_rag.records import Theorem
 
@@ -74,7 +74,9 @@ def filter_clause(filters: Filters, alias: str, year_column: sql.Composable | No
 
     A category filter is a condition on ``doc_id`` too: the documents (table ``documents``) listed in one of the
     categories, found in the same statement through their categories' GIN index (migration 17), so neither the
-    documents nor their ids travel to the client and back.
+    documents nor their ids travel to the client and back. So is the formal filter: the statements of documents in
+    a formal language (``meta.language``, one of :data:`~theorem_rag.filters.FORMAL_LANGUAGES`: the partial index of
+    migration 23 holds their ids), or of the others.
 
     >>> q, p = filter_clause(Filters(category=("math.AG",)), alias="v", documents="theorems_documents")
     >>> print(q.as_string(None)); p
@@ -102,6 +104,12 @@ def filter_clause(filters: Filters, alias: str, year_column: sql.Composable | No
         parts.append(sql.SQL("{} IN (SELECT c.id FROM {} AS c WHERE c.meta -> 'categories' ?| %s)").format(
             col("doc_id"), sql.Identifier(documents)))  # fmt: skip
         params.append(list(filters.category))
+    if filters.formal is not None:
+        if documents is None:
+            raise ValueError("a formal filter needs the documents table: filter_clause(..., documents=...)")
+        parts.append(sql.SQL("{} {} (SELECT c.id FROM {} AS c WHERE c.meta ->> 'language' = ANY(%s))").format(
+            col("doc_id"), sql.SQL("IN" if filters.formal else "NOT IN"), sql.Identifier(documents)))  # fmt: skip
+        params.append(list(FORMAL_LANGUAGES))
     if not parts:
         return sql.SQL("TRUE"), []
     return sql.SQL(" AND ").join(parts), params
@@ -115,6 +123,17 @@ def text_index_name(names: Names) -> str:
 def category_index_name(names: Names) -> str:
     """The documents table's GIN index on ``meta->'categories'`` (migration 17): what a category filter reads."""
     return f"{names.documents}_categories"
+
+
+def formal_index_name(names: Names) -> str:
+    """The documents table's index of the ids of documents in a formal language (migration 23): what the formal
+    filter reads."""
+    return f"{names.documents}_formal"
+
+
+def reversed_name_index_name(names: Names) -> str:
+    """The theorems table's index on reversed lowercased names (migration 23): the look-up of a name's end."""
+    return f"{names.theorems}_name_end"
 
 
 def doc_index_name(names: Names) -> str:

@@ -33,7 +33,8 @@ from theorem_rag.serving.admission import Overloaded
 from theorem_rag.serving.deadline import DeadlineExceeded
 from theorem_rag.serving.service import SearchService
 from theorem_rag.wire import (
-    CATEGORIES_DESCRIPTION, Category, FilterFields, PaperOut, PremisesResponse, SearchResponse, TheoremOut,
+    CATEGORIES_DESCRIPTION, FORMAL_DESCRIPTION, Category, FilterFields, PaperOut, PremisesResponse, SearchResponse,
+    TheoremOut,
 )  # fmt: skip
 
 # The filter parameters both search tools take (flat, so that clients see plain arguments).
@@ -43,6 +44,7 @@ Papers = Annotated[list[str] | None, Field(description="Only statements of these
 YearMin = Annotated[int | None, Field(description="Only documents from this year on.")]
 YearMax = Annotated[int | None, Field(description="Only documents up to this year.")]
 Categories = Annotated[list[Category] | None, Field(description=CATEGORIES_DESCRIPTION)]
+Formal = Annotated[bool | None, Field(description=FORMAL_DESCRIPTION)]
 
 INSTRUCTIONS = (
     "Semantic search over research mathematics (Stacks Project, PlanetMath, textbooks, papers) at the level of "
@@ -99,11 +101,12 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
         year_min: YearMin = None,
         year_max: YearMax = None,
         categories: Categories = None,
+        formal: Formal = None,
         paper_level: Annotated[bool, Field(description="Rank papers (documents) instead of statements.")] = False,
     ) -> SearchResponse:
         """Search theorems, lemmas and definitions by meaning; results carry id, statement, slogan and url."""
         fields = FilterFields(sources=sources, kinds=kinds, papers=papers, year_min=year_min, year_max=year_max,
-                              categories=categories)  # fmt: skip
+                              categories=categories, formal=formal)  # fmt: skip
         with _tool_errors():
             found, assessment = await service.search_assessed(query, k, paper_level=paper_level,
                                                               filters=fields.filters())  # fmt: skip
@@ -120,11 +123,12 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
         year_min: YearMin = None,
         year_max: YearMax = None,
         categories: Categories = None,
+        formal: Formal = None,
     ) -> PremisesResponse:
         """Premise search: the results (lemmas, definitions, theorems) a proof of the statement is likely to use,
         best first; the statement itself is left out. Each carries id, statement, slogan and url."""
         fields = FilterFields(sources=sources, kinds=kinds, papers=papers, year_min=year_min, year_max=year_max,
-                              categories=categories)  # fmt: skip
+                              categories=categories, formal=formal)  # fmt: skip
         with _tool_errors():
             hits = await run(search.premises, statement, k, filters=fields.filters())
         return PremisesResponse.from_hits(statement, k, hits)

@@ -30,6 +30,7 @@ from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
 from theorem_rag.query import is_short_query, is_statement_query, validate_query
 from theorem_rag.query_understanding import QueryPlan, understand
+from theorem_rag.query_understanding.lean import is_lean_notation
 from theorem_rag.records import Hit, PaperHit
 from theorem_rag.retrieval.background import in_background
 from theorem_rag.retrieval.fusion import check_fusion, fuse
@@ -107,6 +108,15 @@ def drops_query_space(space: str, overrides: Mapping[str, Any]) -> bool:
     return overrides.get("space", space) != space and "query_space" not in overrides
 
 
+def _in_order(ids: list[str], position: Mapping[str, int]) -> list[str]:
+    """``ids`` in the order of a ranking (``position``: id -> place), those it lacks last in their own order.
+
+    >>> _in_order(["c", "a", "b"], {"a": 0, "b": 1})
+    ['a', 'b', 'c']
+    """
+    return sorted(ids, key=lambda x: (position.get(x, len(position)), ids.index(x)))
+
+
 
 
 class TheoremRetriever(BaseRetriever):
@@ -129,7 +139,8 @@ class TheoremRetriever(BaseRetriever):
 
     ``query_space`` with ``query_embed_model``: a second space of the same field, made by a model adapted to
     queries in words (the shipped ``math-minilm-v4``). A query in words is embedded by that model and compared with
-    that space only; a statement-shaped query (:func:`~theorem_rag.query.is_statement_query`), a premise query and
+    that space only; a statement-shaped query (:func:`~theorem_rag.query.is_statement_query`, or a statement in Lean
+    notation: :func:`~theorem_rag.query_understanding.lean.is_lean_notation`), a premise query and
     any search with ``extra_spaces`` use ``space`` and ``embed_model``, so vectors of two models never meet.
 
     The options are ``ranking`` (:class:`RankingOptions`), each of which a keyword argument (``k=5``) changes, and
@@ -281,8 +292,10 @@ class TheoremRetriever(BaseRetriever):
 
     def dense_space(self, text: str) -> tuple[str, Any]:
         """The space a search for ``text`` compares the query with, and the embed model that made it: the query
-        space for a query in words when this retriever has one, else its own space."""
-        if self.query_space and not self.premises and not self.extra_spaces and not is_statement_query(text):
+        space for a query in words when this retriever has one, else its own space (for a statement, in LaTeX or
+        in Lean)."""
+        statement = is_statement_query(text) or is_lean_notation(text)
+        if self.query_space and not self.premises and not self.extra_spaces and not statement:
             return self.query_space, self.query_embed_model
         return self.space, self.embed_model
 
@@ -326,16 +339,19 @@ class TheoremRetriever(BaseRetriever):
             return with_confidence(hits, found.cosine, set(), set(), found.unknown)
         fused = fuse([[(h.theorem_id, fusion_score(h)) for h in r] for r in found.rankings], k=self.rrf_k,
                      weights=found.weights, method=self.fusion)  # fmt: skip
-        # A statement named exactly as the query (its name or a recorded alias) is a look-up: it goes first; so do
-        # the statements query understanding routes to (the paper asked for, the definition asked for).
-        exact = {h.theorem_id for h in found.lexical if h.score >= EXACT_NAME_BOOST}
+        # A statement named exactly as the query (its name, a recorded alias, or the Lean name the name look-up
+        # found) is a look-up: it goes first; so do the statements query understanding routes to (the declarations
+        # whose Lean name ends with the query, the paper asked for, the definition asked for).
         routing = found.routing
+        exact = {h.theorem_id for h in found.lexical if h.score >= EXACT_NAME_BOOST} | set(routing.named)
         scores = dict(fused)
         top = max(scores.values(), default=0.0)
-        # Definitions of the term asked for: the best of them by the fused ranking (candidates it missed last).
+        # Names ending with the query, and definitions of the term asked for (the best of them): by the fused
+        # ranking (candidates it missed last, in the look-up's order).
         position = {x: i for i, (x, _) in enumerate(fused)}
-        promoted = sorted(routing.promote, key=lambda x: (position.get(x, len(position)), routing.promote.index(x)))
-        front = list(dict.fromkeys([*(x for x, _ in fused if x in exact), *routing.front, *promoted[:PROMOTED]]))
+        name_ends, promoted = (_in_order(ids, position) for ids in (routing.name_ends, routing.promote))
+        front = list(dict.fromkeys([*(x for x, _ in fused if x in exact), *routing.named, *name_ends, *routing.front,
+                                    *promoted[:PROMOTED]]))  # fmt: skip
         fused = [(x, scores.get(x, top)) for x in front] + [x for x in fused if x[0] not in set(front)]
         # The name tie-break looks at the first NAME_DEPTH places whatever k is, so the first hits do not depend on k.
         fused = fused[: max(k, NAME_DEPTH, FORMULA_DEPTH if plan.formula else 0) if understanding else k]

@@ -5,6 +5,8 @@ to search. Used by :class:`~theorem_rag.retrieval.retriever.TheoremRetriever`; t
 - the paper asked for by arXiv id, DOI or title: its statements first, in source order;
 - "definition of X" / "what is a X": definitions named X (or with X in their name) first; a bare term: only a
   definition named exactly so;
+- a Lean name or the words of one (``Nat.Prime.two_le``, ``two_le``, ``prime two le``): the statements named so
+  first, then those whose name ends with it after a dot (``store.names_ending``);
 - a short query that full-text search does not find, with a statement name close to it by trigram similarity:
   that name is searched too ("did you mean").
 
@@ -18,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from theorem_rag.filters import Filters
+from theorem_rag.filters import FORMAL_LANGUAGES, Filters
 from theorem_rag.query import query_tokens
 from theorem_rag.query_understanding.intent import MIN_TITLE_WORDS, title_index, title_key
 from theorem_rag.query_understanding.plan import QueryPlan
@@ -35,11 +37,14 @@ TYPO_MAX_TOKENS = 6
 
 @dataclass
 class Routing:
-    """Statement ids to put first (``front``, in this order; then ``promote``, in the order of the fused ranking),
-    the papers routed to, and a close name for a misspelt query."""
+    """Statement ids to put first (``named``: named as the query, and ``front``, in this order; then
+    ``name_ends``, named with the query as the end of a dotted name, and ``promote``, in the order of the fused
+    ranking), the papers routed to, and a close name for a misspelt query."""
 
     front: list[str] = field(default_factory=list)
     promote: list[str] = field(default_factory=list)
+    named: list[str] = field(default_factory=list)
+    name_ends: list[str] = field(default_factory=list)
     extra_texts: list[str] = field(default_factory=list)
     did_you_mean: str | None = None
     papers: list[str] = field(default_factory=list)
@@ -73,7 +78,8 @@ def route(store: Store, plan: QueryPlan, filters: Filters, k: int) -> Routing:
     if not docs:
         doc = route_title(plan.original, store.document_title_index())
         docs = [doc] if doc else []
-    if docs and (filters.year_min is not None or filters.year_max is not None or filters.category):
+    if docs and (filters.year_min is not None or filters.year_max is not None or filters.category
+                 or filters.formal is not None):  # fmt: skip
         found = store.get_documents(docs)
         docs = [d for d in docs if d in found and document_admissible(found[d], filters)]
     for doc in docs:
@@ -83,6 +89,10 @@ def route(store: Store, plan: QueryPlan, filters: Filters, k: int) -> Routing:
         out.promote += store.definitions_named(plan.definition_of, exact=False, k=PROMOTE_POOL, filters=filters)
     elif plan.bare_term:
         out.promote += store.definitions_named(plan.text, exact=True, k=PROMOTE_POOL, filters=filters)
+    if plan.names:
+        forms = {n.lower() for n in plan.names}
+        for theorem_id, name in store.names_ending(plan.names, k=k, filters=filters):
+            (out.named if name.lower() in forms else out.name_ends).append(theorem_id)
     return out
 
 
@@ -102,14 +112,19 @@ def close_name(store: Store, text: str) -> str | None:
 
 
 def document_admissible(document: Any, filters: Filters) -> bool:
-    """Whether a routed paper passes the filters on documents (year, arXiv categories), as the search's own
-    statement applies them: a year filter drops a document without a year.
+    """Whether a routed paper passes the filters on documents (year, arXiv categories, formal or not), as the
+    search's own statement applies them: a year filter drops a document without a year.
 
     >>> from theorem_rag.records import Document
     >>> doc = Document(id="p", source="arxiv", year=2019, meta={"categories": ["math.AG", "math.NT"]})
     >>> [document_admissible(doc, Filters(**f)) for f in ({"year_min": 2020}, {"category": ("math.NT",)}, {})]
     [False, True, True]
+    >>> document_admissible(doc, Filters(formal=True)), document_admissible(doc, Filters(formal=False))
+    (False, True)
     """
+    formal = (document.meta or {}).get("language") in FORMAL_LANGUAGES
+    if filters.formal is not None and formal != filters.formal:
+        return False
     year = document.year
     if (filters.year_min is not None or filters.year_max is not None) and year is None:
         return False

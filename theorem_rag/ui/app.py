@@ -25,7 +25,7 @@ from theorem_rag.errors import InputError
 from theorem_rag.records import KINDS, Document, Hit
 from theorem_rag.ui.assistant import Assistant, link_citations
 from theorem_rag.query import graph_query
-from theorem_rag.ui.card_data import URL_SYNC_JS, restore_search, theorem_cards
+from theorem_rag.ui.card_data import STATEMENT_CHOICES, URL_SYNC_JS, formal_choice, restore_search, theorem_cards
 from theorem_rag.ui.cards import SOURCE_LABELS, message_html, papers_html, sources_html
 from theorem_rag.ui.confidence_html import no_match_html
 
@@ -95,13 +95,14 @@ class Handlers:
         return {k: v for k, v in (known | read).items() if v is not None}
 
     def run_search(self, query: str, level: str = "Theorems", k: int = 10, sources: Any = None, kinds: Any = None,
-                   papers: Any = None, categories: Any = None) -> tuple[str, str, str]:  # fmt: skip
-        """``(results html, status line, query)`` for the Search tab; bad input and outages become messages."""
+                   papers: Any = None, categories: Any = None, formal: Any = None) -> tuple[str, str, str]:  # fmt: skip
+        """``(results html, status line, query)`` for the Search tab; bad input and outages become messages.
+        ``formal``: a choice of :data:`~theorem_rag.ui.card_data.STATEMENT_CHOICES` (Lean, LaTeX or both)."""
         query = (query or "").strip()
         if not query:
             return message_html("Type a query first, e.g. \u201cNakayama's lemma\u201d.", "warning"), "", ""
         filters = {"sources": _split(sources), "kinds": _split(kinds), "papers": _split(papers),
-                   "categories": _split(categories)}  # fmt: skip
+                   "categories": _split(categories), "formal": formal_choice(formal)}  # fmt: skip
         start = time.perf_counter()
         try:
             if level == "Papers":
@@ -269,6 +270,9 @@ def create_app(search: Any, chat_model: Any, *, title: str = "theorem-rag", stat
                         f_papers = gr.Textbox(label="Paper", placeholder="document id(s), comma separated")
                         f_categories = gr.Textbox(label="arXiv category", placeholder="math.AG, hep-th",
                                                   info="Primary or cross-list", elem_id="trag-filter-category")
+                        f_formal = gr.Radio(list(STATEMENT_CHOICES), value="All", label="Statements",
+                                            info="Lean declarations, LaTeX statements or both",
+                                            elem_id="trag-filter-formal")  # fmt: skip
                         k = gr.Slider(1, min(50, getattr(search, "max_k", 50)), value=10, step=1, label="Results",
                                       elem_id="trag-filter-k")  # fmt: skip
                 examples = gr.Dataset(samples=[[e] for e in EXAMPLES], components=[query], label="Try",
@@ -299,7 +303,7 @@ def create_app(search: Any, chat_model: Any, *, title: str = "theorem-rag", stat
         vote_btn = gr.Button(elem_id="trag-vote-btn", elem_classes="trag-hidden")
         toast = gr.Markdown(elem_id="trag-toast")
 
-        search_inputs = [query, level, k, f_sources, f_kinds, f_papers, f_categories]
+        search_inputs = [query, level, k, f_sources, f_kinds, f_papers, f_categories, f_formal]
         search_outputs = [results, status, last_query]
         for trigger, name in ((go.click, "search"), (query.submit, "search_submit")):
             trigger(events.run_search, search_inputs, search_outputs, concurrency_limit=4, js=URL_SYNC_JS,

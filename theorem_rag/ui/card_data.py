@@ -10,7 +10,9 @@
 >>> parse_graph_query("used-by: stacks:00DV"), parse_graph_query("Nakayama")
 (('used-by', 'stacks:00DV'), None)
 >>> state_from_params({"q": "local ring", "source": "stacks,planetmath", "level": "papers", "k": "5"})
-('local ring', 'Papers', 5, ['stacks', 'planetmath'], [], '', '')
+('local ring', 'Papers', 5, ['stacks', 'planetmath'], [], '', '', 'All')
+>>> state_from_params({"q": "two_le", "statements": "formal"})[-1], formal_choice("Informal (LaTeX)")
+('Formal (Lean)', False)
 """
 
 from __future__ import annotations
@@ -78,21 +80,34 @@ def _items(value: Any) -> list[str]:
     return [x.strip() for v in values for x in str(v).split(",") if x.strip()]
 
 
-def state_from_params(params: Mapping[str, Any]) -> tuple[str, str, int, list[str], list[str], str, str]:
-    """``(query, level, k, sources, kinds, papers, categories)`` from URL parameters: ``q``, ``level``
+# The app's choice of formal (Lean) or informal (LaTeX) statements: its label, and the ``formal`` filter it sets.
+STATEMENT_CHOICES = {"All": None, "Formal (Lean)": True, "Informal (LaTeX)": False}
+# The same choice in the page URL (``statements=formal``), both ways.
+_URL_STATEMENTS = {"formal": "Formal (Lean)", "informal": "Informal (LaTeX)"}
+
+
+def formal_choice(choice: Any) -> bool | None:
+    """The ``formal`` filter of a choice of :data:`STATEMENT_CHOICES` (``None``, both, for anything else)."""
+    return STATEMENT_CHOICES.get(choice) if isinstance(choice, str) else None
+
+
+def state_from_params(params: Mapping[str, Any]) -> tuple[str, str, int, list[str], list[str], str, str, str]:
+    """``(query, level, k, sources, kinds, papers, categories, statements)`` from URL parameters: ``q``, ``level``
     (``theorems`` or ``papers``), ``k``, ``source``, ``kind``, ``paper``, ``category`` (repeated or comma
-    separated). Unknown kinds are dropped; a bad ``k`` falls back to 10."""
+    separated), ``statements`` (``formal`` or ``informal``; a choice of :data:`STATEMENT_CHOICES`). Unknown kinds
+    are dropped; a bad ``k`` falls back to 10."""
     level = "Papers" if str(params.get("level", "")).lower().startswith("paper") else "Theorems"
     try:
         k = max(1, min(50, int(str(params.get("k", "10")))))
     except ValueError:
         k = 10
     kinds = [x for x in _items(params.get("kind")) if x in KINDS]
+    statements = _URL_STATEMENTS.get(str(params.get("statements", "")).lower(), "All")
     return (str(params.get("q", "") or "").strip(), level, k, _items(params.get("source")), kinds,
-            ",".join(_items(params.get("paper"))), ",".join(_items(params.get("category"))))  # fmt: skip
+            ",".join(_items(params.get("paper"))), ",".join(_items(params.get("category"))), statements)  # fmt: skip
 
 
-def restore_search(request: Any) -> tuple[str, str, int, list[str], list[str], str, str]:
+def restore_search(request: Any) -> tuple[str, str, int, list[str], list[str], str, str, str]:
     """The search inputs a page URL asks for (the box, level, k and filters), for ``demo.load``."""
     return state_from_params(query_params(request))
 
@@ -111,7 +126,7 @@ def query_params(request: Any) -> dict[str, Any]:
 
 # Run in the page before each search: put the query, level and filters into the URL, so it can be shared.
 URL_SYNC_JS = """
-(query, level, k, sources, kinds, papers, categories) => {
+(query, level, k, sources, kinds, papers, categories, statements) => {
   const p = new URLSearchParams();
   if (query) p.set('q', query);
   if (level === 'Papers') p.set('level', 'papers');
@@ -120,8 +135,9 @@ URL_SYNC_JS = """
   for (const s of (kinds || [])) p.append('kind', s);
   if (papers) p.set('paper', papers);
   if (categories) p.set('category', categories);
+  if (statements && statements !== 'All') p.set('statements', statements.startsWith('Formal') ? 'formal' : 'informal');
   const qs = p.toString();
   history.replaceState(null, '', window.location.pathname + (qs ? '?' + qs : ''));
-  return [query, level, k, sources, kinds, papers, categories];
+  return [query, level, k, sources, kinds, papers, categories, statements];
 }
 """

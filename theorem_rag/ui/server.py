@@ -185,13 +185,14 @@ class GuardedHandlers:
                 "for fewer results.")  # fmt: skip
 
     async def run_search(self, query: str, level: str = "Theorems", k: int = 10, sources: Any = None,
-                         kinds: Any = None, papers: Any = None, categories: Any = None) -> tuple[str, str, str]:  # fmt: skip
+                         kinds: Any = None, papers: Any = None, categories: Any = None,
+                         formal: Any = None) -> tuple[str, str, str]:  # fmt: skip
         from theorem_rag.serving.admission import Overloaded
         from theorem_rag.serving.deadline import DeadlineExceeded
 
         try:
             return await self.service.call(self.handlers.run_search, query, level, k, sources, kinds, papers,
-                                           categories)  # fmt: skip
+                                           categories, formal)  # fmt: skip
         except DeadlineExceeded:
             return message_html(self._late()), "", (query or "").strip()
         except Overloaded as err:
