@@ -4,8 +4,10 @@ A folder is Lean when it holds ``.lean`` files (:func:`is_lean_folder`). Every f
 its own, on ``workers`` processes (:func:`read_lean_file`: no Lean toolchain, the text itself,
 :mod:`corpus_build.lean`), then the whole library completes the names (:func:`corpus_build.lean.library.complete`).
 A record is ``<source>:<FullName>`` (``mathlib:Nat.Prime.two_le``); its statement (``body_latex``) is the Lean
-header with the variables it uses, its ``proof`` the proof or body, ``meta`` the Lean kind, module, docstring,
-attributes and documentation link; ``url`` points to the line in the source at :attr:`LeanAdapter.commit`.
+header with the variables it uses, its ``proof`` the proof or body, ``proof_refs`` the declarations that proof or
+body names (:mod:`corpus_build.lean.refs`: "uses / used by" as for LaTeX), ``meta`` the Lean kind, module,
+docstring, attributes and documentation link; ``url`` points to the line in the source at
+:attr:`LeanAdapter.commit`.
 
 A file that cannot be read (too large, binary, not a file of the folder) is a failure in the report; what a read
 file could not make sense of (brackets that never close, an unterminated comment) is counted and listed there, and
@@ -25,6 +27,7 @@ from corpus_build.adapters.base import slug
 from corpus_build.lean.additive import Dictionary, read_dictionaries
 from corpus_build.lean.decls import LeanDecl, LeanFile, read_file
 from corpus_build.lean.library import complete
+from corpus_build.lean.refs import resolve_references
 from corpus_build.report import SourceReport
 from theorem_rag.records import Document, Theorem
 
@@ -163,12 +166,15 @@ class LeanAdapter:
             rep.fail(rel, why)
         files = self._read_all(rep, max_bytes, workers, progress)
         generated = complete(files, self.dictionaries())
+        refs: Counter = Counter()
+        resolve_references(files, refs)
         theorems, documents = self._records(files, rep)
         kinds = Counter(t.meta["lean_kind"] for t in theorems)
         rep.lean = {
             "declarations by Lean kind": dict(kinds.most_common()),
             "generated or named by the library": dict(sorted(generated.items())),
             "left out": dict(sorted(sum((f.skipped for f in files), Counter()).items())),
+            "names a proof or body uses, resolved": dict(refs),
             "files with problems": sum(bool(f.problems) for f in files),
             "problems": sum(len(f.problems) for f in files),
         }
@@ -217,6 +223,7 @@ class LeanAdapter:
         rep.found_by_parser["lean"] += rep.statements_found
         rep.kept_by_parser["lean"] += len(theorems)
         rep.kept_by_kind.update(t.kind for t in theorems)
+        rep.refs_resolved += sum(len(t.proof_refs) for t in theorems)
         return theorems, documents
 
     def record(self, d: LeanDecl, rel: str, module: str, doc_id: str) -> Theorem:
@@ -231,4 +238,5 @@ class LeanAdapter:
             id=f"{self.source}:{d.name}", source=self.source, kind=RECORD_KINDS.get(d.kind, "definition"),
             body_latex=d.statement, doc_id=doc_id, name=d.name, label=d.name, url=self.source_url(rel, d.line),
             parser="lean", file=self.repo_path(rel), line=d.line, meta=meta, proof=d.body,
+            proof_refs=tuple(f"{self.source}:{r}" for r in d.refs),
         )

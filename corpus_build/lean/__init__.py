@@ -5,5 +5,6 @@
 the commands of one file with its namespaces, sections and variables, and :mod:`~corpus_build.lean.fields` the
 fields and constructors of a type; :mod:`~corpus_build.lean.library` completes what needs the whole library:
 anonymous instances named as Lean does (:mod:`~corpus_build.lean.instances`) and what ``@[to_additive]`` and
-``@[to_dual]`` generate (:mod:`~corpus_build.lean.additive`).
+``@[to_dual]`` generate (:mod:`~corpus_build.lean.additive`); :mod:`~corpus_build.lean.refs` resolves the names a
+proof or body mentions to the declarations they mean ("uses / used by").
 """

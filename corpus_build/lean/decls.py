@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from corpus_build.lean.fields import members
 from corpus_build.lean.lexer import Masked, commands, mask
+from corpus_build.lean.refs import mentions
 from corpus_build.lean.syntax import (OPEN, Binder, Header, Unbalanced, binder_groups, binder_text, close_of,
                                       idents, read_header, split_top, used_variables)
 
@@ -30,6 +31,8 @@ _PREFIX = re.compile(r"(open|set_option|variable|include|omit|attribute|unseal|s
 _WORD = re.compile(r"[^\W\d][\w'.!?]*|«[^»]*»|\S")
 _ALIAS = re.compile(r"alias\s+(⟨[^⟩]*⟩|\S+)\s*:=\s*(\S+)")
 _IN = re.compile(r"[()\[\]{}⟨⟩⦃⦄⟦⟧⁅⁆]|\bin\b")
+# Declarations whose body is their fields or constructors (part of the statement), not a proof or value.
+_TYPES = frozenset({"structure", "class", "inductive", "class inductive"})
 # Commands that open or close a scope, add variables or attributes, or say nothing about declarations.
 _SCOPE_WORDS = frozenset({"namespace", "end", "mutual", "variable", "include", "attribute", "universe", "open",
                           "insert_to_additive_translation", "module", "import"})
@@ -59,7 +62,9 @@ class LeanDecl:
     :mod:`corpus_build.lean.instances` names anonymous instances from;
     ``opens`` are the namespaces opened where it stands; ``params`` the binders (bracket, names, type) of a
     declaration that is no theorem, variables included; ``alias_of`` is an alias's target as written; ``extra``
-    what the whole library adds (:mod:`corpus_build.lean.library`: a generated name, the source of a translation).
+    what the whole library adds (:mod:`corpus_build.lean.library`: a generated name, the source of a translation);
+    ``mentions`` the names its proof or body writes and ``refs`` the declarations they resolve to in the library
+    (:mod:`corpus_build.lean.refs`).
     """
 
     name: str
@@ -78,6 +83,8 @@ class LeanDecl:
     params: tuple[tuple[str, tuple[str, ...], str], ...] = ()
     alias_of: str = ""
     extra: dict = field(default_factory=dict)
+    mentions: tuple[str, ...] = ()
+    refs: tuple[str, ...] = ()
 
 
 @dataclass
@@ -296,6 +303,8 @@ class FileReader:
         chosen = used_variables(visible, mentioned - rebound, includes - rebound)
         name = full_name(self.namespace, h.name) if h.name else ""
         kind = "def" if h.keyword == "irreducible_def" else h.keyword
+        body = "" if kind in _TYPES else self.m.code[h.body_offset : end]
+        names = mentions(body, {n for b in variables + own for n in b.names}) if body else ()
         self.out.decls.append(LeanDecl(
             name=name, kind=kind, line=decl_line, namespace=self.namespace,
             statement=self._statement(h, kind, name, chosen), body=self._body(h, kind),
@@ -304,10 +313,10 @@ class FileReader:
             binders_code=h.code_binders if h.keyword == "instance" else "",
             type_code=h.code_type if h.keyword == "instance" else "",
             scope_types=_scope_types(variables + own) if h.keyword == "instance" else {},
-            opens=self.opens() if h.keyword == "instance" or h.attributes else (),
+            opens=self.opens() if h.keyword == "instance" or h.attributes or names else (), mentions=names,
             params=() if kind in ("theorem", "lemma") else tuple((b.bracket, b.names, b.type) for b in chosen + own),
         ))
-        if kind in ("structure", "class", "inductive", "class inductive") and h.separator in ("where", "|"):
+        if kind in _TYPES and h.separator in ("where", "|"):
             self._members(self.out.decls[-1], h.body, line + text.count("\n", i, h.body_offset))
 
     def _members(self, owner: LeanDecl, body: str, line: int) -> None:
@@ -337,12 +346,12 @@ class FileReader:
         head = _squash(" ".join(x for x in [kind, name] + [b.text for b in variables] + [h.binders] if x))
         if h.type:
             head += " : " + _squash(h.type)
-        if kind in ("structure", "class", "inductive", "class inductive") and h.separator in ("where", "|"):
+        if kind in _TYPES and h.separator in ("where", "|"):
             return head + (" " if h.separator == "where" else "\n") + _dedent(h.body)
         return head
 
     def _body(self, h: Header, kind: str) -> str:
-        if kind in ("structure", "class", "inductive", "class inductive"):
+        if kind in _TYPES:
             return ""
         return _dedent(h.body)
 
