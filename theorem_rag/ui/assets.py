@@ -46,6 +46,10 @@ a.trag-ref { font-family: inherit; font-size: inherit; color: var(--color-accent
 .trag-proof > summary { cursor: pointer; font-weight: 600; font-size: .9rem; color: var(--body-text-color-subdued); }
 .trag-proof-body { line-height: 1.5; font-family: 'Latin Modern Roman', 'STIX Two Text', Georgia, serif;
   padding: .3rem 0 0 .6rem; border-left: 2px solid var(--border-color-primary); overflow-x: auto; }
+.trag-lean { margin: .2rem 0; padding: .4rem .6rem; border-radius: 6px; background: var(--background-fill-secondary);
+  font-family: var(--font-mono); font-size: .88rem; line-height: 1.45; white-space: pre-wrap; overflow-x: auto; }
+.trag-lean-name { font-family: var(--font-mono); font-weight: 600; }
+.trag-doc { margin-top: .35rem; line-height: 1.5; } .trag-doc p { margin: .2rem 0; }
 .trag-nbs a { margin-right: .1rem; }
 .trag-why { color: var(--body-text-color-subdued); margin-left: auto; }
 .trag-why > summary { cursor: pointer; }

@@ -4,8 +4,11 @@ A card shows the kind, number and name, the statement (mathematics left as ``$..
 resolved), the slogan when it adds something (one line, the rest on a click), the proof collapsed, "uses n ·
 used by m" links that run those searches, a source badge and link (Stacks tag page, PlanetMath entry, arXiv
 abstract), citations to copy (one line, the source's own ``\\cite`` with its BibTeX entry, Markdown), thumbs
-up/down, and the ranking's internals behind "why this result". Buttons carry ``data-*`` attributes only; the
-page's script (``theorem_rag.ui.assets``) turns clicks into feedback, searches and clipboard copies.
+up/down, and the ranking's internals behind "why this result". A Lean declaration's card
+(:mod:`theorem_rag.ui.lean_card`) shows its Lean kind and full name, module, statement as code (never as LaTeX),
+docstring rendered, links to the source and the documentation, its proof as code, collapsed, and copies its name
+and statement. Buttons carry ``data-*`` attributes only; the page's script (``theorem_rag.ui.assets``) turns clicks
+into feedback, searches and clipboard copies.
 
 >>> t = Theorem(id="stacks:00AC", source="stacks", kind="lemma", body_latex="Let $R$ be local.",
 ...             doc_id="stacks:algebra", number="10.18.2", url="https://stacks.math.columbia.edu/tag/00AC")
@@ -39,6 +42,7 @@ from theorem_rag.citations import (
 )
 from theorem_rag.citations import safe_url as _safe_url
 from theorem_rag.ui.latex_html import inline_html, statement_html
+from theorem_rag.ui.lean_card import docstring_html, is_lean, lean_code_html, lean_heading_html, lean_links_html
 
 STATEMENT_CHARS = 1_500
 PROOF_CHARS = 6_000
@@ -168,6 +172,13 @@ def _neighbour_links(theorem: Theorem, used_by: int | None) -> str:
 
 
 def _copy_buttons(theorem: Theorem, document: Document | None) -> str:
+    if is_lean(theorem):  # what a proof needs: the name to `exact`/`apply`, or the statement to restate
+        return (f'<button class="trag-copy" type="button" data-copy="{_attr(theorem.name or theorem.id)}" '
+                f'title="Copy the full name">Name</button>'
+                f'<button class="trag-copy" type="button" data-copy="{_attr(theorem.body_latex)}" '
+                f'title="Copy the Lean statement">Statement</button>'
+                f'<button class="trag-copy trag-copy-md" type="button" '
+                f'data-copy="{_attr(markdown(theorem, document))}" title="Copy a Markdown link">Markdown</button>')
     cite = citation(theorem, document)
     latex = f"{source_cite(theorem, document)}\n\n{bibtex(theorem, document)}\n"
     return (
@@ -192,6 +203,37 @@ def _why(hit: Hit) -> str:
             f'<span class="trag-score">{_text(score)}</span></details>')  # fmt: skip
 
 
+def _latex_parts(t: Theorem, url: str | None, extras: CardExtras) -> tuple[str, str, str, str, str]:
+    """``(heading, where, links, statement, proof)`` of a LaTeX statement's card."""
+    source_link = f'<a class="trag-link" {_external(url)}>{_text(link_label(t, url))} \u2197</a>' if url else ""
+    section = _section_html(t)
+    where = f'<span class="trag-where">{section}</span>' if section else ""
+    statement = statement_html(display_text(t), max_chars=STATEMENT_CHARS, resolve=extras.resolve, source_url=url)
+    proof = ""
+    if getattr(t, "proof", ""):
+        body = statement_html(t.proof, max_chars=PROOF_CHARS, resolve=extras.resolve, source_url=url)
+        proof = (f'<details class="trag-proof"><summary>Proof</summary><div class="trag-proof-body">{body}</div>'
+                 f'</details>')  # fmt: skip
+    return _heading_html(t), where, source_link, f'<div class="trag-statement">{statement}</div>', proof
+
+
+def _lean_parts(t: Theorem) -> tuple[str, str, str, str, str]:
+    """``(heading, where, links, statement, proof)`` of a Lean declaration's card: the Lean kind and full name, the
+    module, links to the source and the documentation, the statement as code with its docstring, the proof (or
+    body) as code, collapsed."""
+    module = (t.meta or {}).get("module")
+    where = f'<span class="trag-where">{_text(module)}</span>' if module else ""
+    doc = (t.meta or {}).get("docstring")
+    statement = (f'<div class="trag-statement trag-lean-statement">{lean_code_html(t.body_latex, STATEMENT_CHARS)}'
+                 f'</div>' + (f'<div class="trag-doc">{docstring_html(doc)}</div>' if doc else ""))  # fmt: skip
+    proof = ""
+    if t.proof:
+        summary = "Proof" if t.kind in ("theorem", "lemma") else "Definition"
+        proof = (f'<details class="trag-proof"><summary>{summary}</summary>'
+                 f'{lean_code_html(t.proof, PROOF_CHARS)}</details>')  # fmt: skip
+    return lean_heading_html(t), where, lean_links_html(t), statement, proof
+
+
 def hit_card(
     hit: Hit,
     document: Document | None = None,
@@ -208,23 +250,16 @@ def hit_card(
         return f'<div class="trag-card trag-missing">{_text(hit.theorem_id)}: record not found</div>'
     extras = extras or CardExtras()
     n = number if number is not None else hit.rank
-    url = link(t, document)
-    source_link = f'<a class="trag-link" {_external(url)}>{_text(link_label(t, url))} \u2197</a>' if url else ""
     line = slogan_line(hit.slogan, t)
     slogan = f'<div class="trag-slogan" title="Click to show all">{_text(line)}</div>' if line else ""
-    section = _section_html(t)
-    where = f'<span class="trag-where">{section}</span>' if section else ""
-    statement = statement_html(display_text(t), max_chars=STATEMENT_CHARS, resolve=extras.resolve, source_url=url)
-    proof = ""
-    if getattr(t, "proof", ""):
-        body = statement_html(t.proof, max_chars=PROOF_CHARS, resolve=extras.resolve, source_url=url)
-        proof = f'<details class="trag-proof"><summary>Proof</summary><div class="trag-proof-body">{body}</div></details>'
+    parts = _lean_parts(t) if is_lean(t) else _latex_parts(t, link(t, document), extras)
+    heading, where, links, statement, proof = parts
     return (
         f'<div class="trag-card" id="trag-{_attr(id_prefix)}-{_attr(n)}" data-theorem-id="{_attr(t.id)}">'
         f'<div class="trag-head"><span class="trag-rank">{_text(n)}</span>'
-        f'<span class="trag-kind trag-kind-{_attr(t.kind)}">{_heading_html(t)}</span>'
-        f'<span class="trag-badge">{_text(source_label(t.source, document))}</span>{where}{source_link}</div>'
-        f'<div class="trag-statement">{statement}</div>{slogan}{proof}'
+        f'<span class="trag-kind trag-kind-{_attr(t.kind)}">{heading}</span>'
+        f'<span class="trag-badge">{_text(source_label(t.source, document))}</span>{where}{links}</div>'
+        f'{statement}{slogan}{proof}'
         f'<div class="trag-foot"><code class="trag-cite">{_text(citation(t, document))}</code>{_copy_buttons(t, document)}'
         f'<span class="trag-id">{_text(t.id)}</span>{_neighbour_links(t, extras.used_by)}{_why(hit)}'
         f'{_vote_buttons("theorem-id", t.id) if votes else ""}</div></div>'
