@@ -81,6 +81,7 @@ class TheoremSearch:
         ranking: RankingOptions | None = None,
         query_space: str | None = None,
         query_embedder: Any = None,
+        formal_in_base: bool = False,
         **options: Any,
     ) -> None:
         from theorem_rag.embed import SentenceTransformerEmbedding
@@ -101,10 +102,12 @@ class TheoremSearch:
                                                                                   rerank_depth=max_k),
             query_space=query_space,
             query_embed_model=SentenceTransformerEmbedding(query_embedder) if query_embedder is not None else None,
+            formal_in_base=formal_in_base,
         )  # fmt: skip
         # the retriever decides whether the query space is one (not this search's own space)
         self.query_space = self.retriever.query_space
         self.query_embedder = query_embedder if self.query_space else None
+        self.formal_in_base = self.retriever.formal_in_base
 
     @property
     def k(self) -> int:
@@ -153,13 +156,13 @@ class TheoremSearch:
 
         # the embedders as they are now (a server wraps them in batchers after construction)
         kept = {"space": self.space, "max_k": self.max_k, "ranking": self.ranking, "query_space": self.query_space,
-                "query_embedder": self.query_embedder}  # fmt: skip
+                "query_embedder": self.query_embedder, "formal_in_base": self.formal_in_base}  # fmt: skip
         unknown = sorted(set(overrides) - {*kept, *RANKING_OPTIONS})
         if unknown:
             known = ", ".join([*kept, *RANKING_OPTIONS])
             raise InputError(f"unknown search option(s) {', '.join(unknown)}; known: {known}")
         if drops_query_space(self.space, overrides):
-            overrides.update(query_space=None, query_embedder=None)
+            overrides.update(query_space=None, query_embedder=None, formal_in_base=False)
         return TheoremSearch(self.store, self.embedder, **{**kept, **overrides})
 
     def _check_k(self, k: int | None) -> int:
@@ -395,8 +398,9 @@ class TheoremSearch:
 def _query_space(s: Settings, store: Store, spaces: Sequence[VectorSpace], space: str,
                  extra_spaces: Sequence[str]) -> dict[str, Any]:  # fmt: skip
     """The query space of the settings' search (``query_space`` and ``query_embedder``) when ``query_model`` names
-    another model whose space of the same field as ``space`` the index has (among ``spaces``), with as many vectors;
-    else nothing."""
+    another model whose space of the same field as ``space`` the index has (among ``spaces``), with as many vectors,
+    or with the vectors of every informal statement (``formal_in_base``: the formal ones, Lean declarations, are in
+    ``space`` alone; ``index build`` embeds them there only); else nothing."""
     from theorem_rag.db.table_names import space_name
     from theorem_rag.embed import resolve_model_path
     from theorem_rag.embed_onnx import AUTO, backend_for_space
@@ -408,7 +412,8 @@ def _query_space(s: Settings, store: Store, spaces: Sequence[VectorSpace], space
     if name == space or name not in by_name:
         return {}
     have, need = store.count_vectors(name), store.count_vectors(space)
-    if have < need:
+    formal_in_base = have < need and have == need - store.count_formal()
+    if have < need and not formal_in_base:
         if have:
             log.warning("vector space %s has %d of the %d vectors of %s: queries in words search %s until "
                         "`theorem-rag index build --embed-model %s` completes it", name, have, need, space, space,
@@ -421,7 +426,8 @@ def _query_space(s: Settings, store: Store, spaces: Sequence[VectorSpace], space
         return {}
     backend = backend_for_space(s.embed_backend, list(spaces) if s.embed_backend == AUTO else [], name,
                                 s.query_model)  # fmt: skip
-    return {"query_space": name, "query_embedder": _embedder(s, s.query_model, backend)}
+    return {"query_space": name, "query_embedder": _embedder(s, s.query_model, backend),
+            "formal_in_base": formal_in_base}
 
 
 def _embedder(s: Settings, model: str, backend: str) -> Any:

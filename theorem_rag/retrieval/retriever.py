@@ -142,6 +142,9 @@ class TheoremRetriever(BaseRetriever):
     that space only; a statement-shaped query (:func:`~theorem_rag.query.is_statement_query`, or a statement in Lean
     notation: :func:`~theorem_rag.query_understanding.lean.is_lean_notation`), a premise query and
     any search with ``extra_spaces`` use ``space`` and ``embed_model``, so vectors of two models never meet.
+    ``formal_in_base``: the query space holds the informal statements only, and the formal ones (Lean declarations,
+    which the adapted model never learned from) are in ``space`` alone: a query in words then also searches ``space``
+    for the formal statements, embedded by ``embed_model``, and fuses that ranking beside the query space's.
 
     The options are ``ranking`` (:class:`RankingOptions`), each of which a keyword argument (``k=5``) changes, and
     read as attributes (``retriever.k``); ``filters`` are the default filters of every search. Any other keyword
@@ -158,6 +161,7 @@ class TheoremRetriever(BaseRetriever):
         filters: Filters | Mapping[str, Any] | None = None,
         query_space: str | None = None,
         query_embed_model: Any = None,
+        formal_in_base: bool = False,
         **kwargs: Any,
     ) -> None:
         ranking = replace(ranking or RankingOptions(), **{n: kwargs.pop(n) for n in RANKING_OPTIONS if n in kwargs})
@@ -174,6 +178,7 @@ class TheoremRetriever(BaseRetriever):
             raise InputError(f"query_space {query_space!r} needs the query_embed_model that made it")
         self.query_space = query_space if query_space != space else None
         self.query_embed_model = query_embed_model if self.query_space else None
+        self.formal_in_base = bool(formal_in_base and self.query_space)
         super().__init__(**kwargs)
 
     def pool_for(self, space: str, k: int | None = None) -> int:
@@ -190,7 +195,7 @@ class TheoremRetriever(BaseRetriever):
         """Every option of this retriever (its :class:`RankingOptions`, default filters and query space), as keyword
         arguments of the constructor."""
         return {**vars(self.ranking), "filters": self.filters, "query_space": self.query_space,
-                "query_embed_model": self.query_embed_model}  # fmt: skip
+                "query_embed_model": self.query_embed_model, "formal_in_base": self.formal_in_base}  # fmt: skip
 
     def with_options(self, **overrides: Any) -> TheoremRetriever:
         """A retriever over the same store and space with some options changed and every other one kept;
@@ -203,9 +208,10 @@ class TheoremRetriever(BaseRetriever):
         if unknown:
             raise InputError(f"unknown retriever option(s) {', '.join(unknown)}; known: {', '.join(self.options())}")
         if drops_query_space(self.space, overrides):
-            overrides.update(query_space=None, query_embed_model=None)
+            overrides.update(query_space=None, query_embed_model=None, formal_in_base=False)
         kept = {"space": self.space, "ranking": self.ranking, "filters": self.filters, "query_space": self.query_space,
-                "query_embed_model": self.query_embed_model, "callback_manager": self.callback_manager,
+                "query_embed_model": self.query_embed_model, "formal_in_base": self.formal_in_base,
+                "callback_manager": self.callback_manager,
                 "verbose": self._verbose}  # fmt: skip
         return TheoremRetriever(self.store, self.embed_model, **{**kept, **overrides})
 
@@ -412,6 +418,16 @@ class TheoremRetriever(BaseRetriever):
                     if searched == space:
                         for h in ranking:
                             found.cosine[h.theorem_id] = max(found.cosine.get(h.theorem_id, -1.0), h.score)
+                    found.add(ranking, 1.0)
+                if space == self.query_space and self.formal_in_base and filters.formal is not False:
+                    # The formal statements are in the base space alone: searched there with the base model.
+                    ranking = self.store.search_dense(
+                        self.space, self._embed(query, self.embed_model), k=depth,
+                        pool=None if self.pool is None else max(self.pool, depth), filters=replace(filters, formal=True),
+                        ef_search=self.ef_search, iterative_scan=self.iterative_scan,
+                    )  # fmt: skip
+                    for h in ranking:
+                        found.cosine[h.theorem_id] = max(found.cosine.get(h.theorem_id, -1.0), h.score)
                     found.add(ranking, 1.0)
                 if routing_job is not None:
                     found.routing, routing_job = routing_job.result(), None

@@ -1,0 +1,93 @@
+"""Lean declarations live in the base model's space alone (issue 56: one space instead of two for mathlib's 279,000
+declarations): ``theorem-rag index build`` embeds them there and leaves them out of the query model's space, whose
+adapted model learned from LaTeX; a search then keeps that space for queries in words and finds the declarations in
+the base space beside it. Real models, a real PostgreSQL, the records of tests/formal_index.py."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+from click.testing import CliRunner
+
+from formal_index import LATEX_IDS, LEAN_IDS, records
+
+pytestmark = [pytest.mark.db, pytest.mark.models]
+BASE_SPACE, QUERY_SPACE = "minilm_l6_v2_slogan", "math_minilm_v4_slogan"
+
+
+@pytest.fixture(scope="module")
+def built(pg_dsn, tmp_path_factory):
+    """The records built as the quickstart and scripts/add_mathlib.sh do: the LaTeX statements into both spaces
+    (the base model's, then math-minilm-v4's), then the Lean declarations by ``index build``."""
+    from theorem_rag.cli import main as cli
+
+    root = tmp_path_factory.mktemp("formal")
+    theorems, documents = records()
+    lean_docs = {d.id for d in documents if d.meta.get("language") == "lean"}
+    for name, part in (("latex", [t for t in theorems if t.doc_id not in lean_docs]),
+                       ("lean", [t for t in theorems if t.doc_id in lean_docs])):  # fmt: skip
+        folder = root / name
+        folder.mkdir()
+        docs = {t.doc_id for t in part}
+        (folder / "theorems.jsonl").write_text("".join(json.dumps(t.to_dict()) + "\n" for t in part))
+        (folder / "documents.jsonl").write_text("".join(json.dumps(d.to_dict()) + "\n" for d in documents
+                                                        if d.id in docs))  # fmt: skip
+    table = f"fb_{uuid.uuid4().hex[:8]}"
+    env = {"THEOREM_RAG_DATABASE_URL": pg_dsn, "THEOREM_RAG_TABLE": table, "THEOREM_RAG_DATA_DIR": str(root),
+           "THEOREM_RAG_EMBED_BACKEND": "torch"}  # fmt: skip
+    runner = CliRunner()
+    for args in (["--records", str(root / "latex")], ["--records", str(root / "latex"), "--embed-model",
+                                                      "math-minilm-v4"], ["--records", str(root / "lean")]):  # fmt: skip
+        result = runner.invoke(cli, ["index", "build", *args], env=env, catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    return table, root
+
+
+def _search(pg_dsn, built):
+    from theorem_rag.config import Settings
+    from theorem_rag.search import TheoremSearch
+
+    table, root = built
+    return TheoremSearch.from_settings(Settings(database_url=pg_dsn, table=table, data_dir=root, embed_backend="torch"))
+
+
+def test_the_lean_declarations_are_in_the_base_space_only(pg_dsn, built):
+    search = _search(pg_dsn, built)
+    assert sorted(search.store.vector_ids(BASE_SPACE)) == sorted(LATEX_IDS + LEAN_IDS)
+    assert sorted(search.store.vector_ids(QUERY_SPACE)) == LATEX_IDS
+    assert search.store.count_formal() == len(LEAN_IDS)
+    search.close()
+
+
+def test_queries_in_words_keep_the_query_space_and_reach_the_declarations_in_the_base_space(pg_dsn, built,
+                                                                                            monkeypatch):  # fmt: skip
+    search = _search(pg_dsn, built)
+    assert (search.query_space, search.formal_in_base) == (QUERY_SPACE, True)
+    calls = []
+    real = search.store.search_dense
+    monkeypatch.setattr(search.store, "search_dense", lambda space, vector, *a, **kw: calls.append(
+        (space, kw.get("filters"))) or real(space, vector, *a, **kw))  # fmt: skip
+    hits = search.search("every prime number is at least two", k=10)
+    assert {space for space, _ in calls} == {QUERY_SPACE, BASE_SPACE}
+    assert all(f.formal is True for space, f in calls if space == BASE_SPACE)
+    ids = [h.theorem_id for h in hits]
+    assert "planetmath:PrimesAreAtLeastTwo" in ids and "mathlib:Nat.Prime.two_le" in ids
+    # The informal filter leaves the base space out; with the adapted space the search stays as it was.
+    calls.clear()
+    search.search("every prime number is at least two", k=10, formal=False)
+    assert {space for space, _ in calls} == {QUERY_SPACE}
+    search.close()
+
+
+def test_a_query_space_missing_informal_statements_is_not_used(pg_dsn, built):
+    """A query space that lacks more than the formal statements is still being built: every query searches the
+    base space until it is complete, as before. (Last in the file: it takes a vector out of the shared index.)"""
+    search = _search(pg_dsn, built)
+    with search.store.connection() as conn:
+        conn.execute(f'DELETE FROM "{search.store.names.vectors(QUERY_SPACE)}" WHERE theorem_id = %s', [LATEX_IDS[0]])
+    again = _search(pg_dsn, built)
+    assert again.query_space is None and not again.formal_in_base
+    search.close()
+    again.close()
