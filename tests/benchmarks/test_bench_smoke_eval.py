@@ -46,7 +46,7 @@ def test_compare_models(eval_run: Path):
 
 def test_calibrate_confidence_then_the_probe_table(tiny: Path, tiny_index: Path, eval_run: Path, tmp_path: Path):
     tree = tree_copy(tmp_path, f"{B}/calibrate_confidence.py", f"{B}/probe_table.py")
-    (tree / "theorem_rag" / "query_understanding" / "data").mkdir(parents=True)
+    (tree / "theorem_rag" / "retrieval" / "data").mkdir(parents=True)
     out = run(tree / B / "calibrate_confidence.py", "--eval-dir", tiny / "eval", "--records", tiny / "records",
               "--nonsense", tiny / "eval" / "probes" / "nonsense.jsonl", "--limit", "10",
               THEOREM_RAG_DATA_DIR=str(tiny_index))
@@ -77,7 +77,7 @@ def test_evaluate_sh(tiny: Path, tmp_path: Path):
 def test_evaluate_probes_sh(tiny: Path, tiny_index: Path, tmp_path: Path):
     tree = tree_copy(tmp_path / "tree", "scripts/evaluate_probes.sh", f"{B}/probes/make_probes.py",
                      f"{B}/calibrate_confidence.py", f"{B}/probe_table.py")
-    (tree / "theorem_rag" / "query_understanding" / "data").mkdir(parents=True)
+    (tree / "theorem_rag" / "retrieval" / "data").mkdir(parents=True)
     run(tree / "scripts" / "evaluate_probes.sh", cwd=tree, THEOREM_RAG_DATA_DIR=str(tiny_index),
         THEOREM_RAG_EVAL=str(tiny / "eval"), RECORDS=str(tiny / "records"), PYTHON=sys.executable, LIMIT="3",
         CALIB_LIMIT="10", PYTHONSAFEPATH="1")  # `python -c` from the copy: its theorem_rag/ must not shadow the package
