@@ -26,6 +26,9 @@ LEXICAL_WEIGHT_LONG_ADAPTED = 0.3
 # Weight of the formula ranking (statements sharing the query's formulas) in the fusion of a formula query, times
 # the share of the query's formula its best statement has.
 FORMULA_WEIGHT = 5.0
+# Weight of the dense ranking of the formal statements (Lean declarations) that a query in words gets from the base
+# model's space when the query model's space holds the informal ones only (TheoremRetriever.formal_in_base).
+FORMAL_WEIGHT = 1.0
 # Candidates each ranking brings to the fusion (at least k). The scores' part of the fusion scales each ranking over
 # its own candidates: at 100 instead of 50, on every dev set side by side on one index, research queries MRR@20
 # 0.818 -> 0.825 (Hit@20 0.964 -> 0.973) and proof references Recall@20 0.360 -> 0.366, the others unchanged; at 150

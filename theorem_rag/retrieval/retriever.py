@@ -35,6 +35,7 @@ from theorem_rag.records import Hit, PaperHit
 from theorem_rag.retrieval.background import in_background
 from theorem_rag.retrieval.fusion import check_fusion, fuse
 from theorem_rag.retrieval.hits import hit_to_node, with_confidence, without_statement
+from theorem_rag.retrieval import options
 from theorem_rag.retrieval.options import FORMULA_WEIGHT, RANKING_OPTIONS, RankingOptions
 from theorem_rag.retrieval.premise_head import TEXT_DEPTH, PremiseHead, rerank
 from theorem_rag.retrieval.routing import PROMOTED, Routing, did_you_mean, route
@@ -428,7 +429,7 @@ class TheoremRetriever(BaseRetriever):
                     )  # fmt: skip
                     for h in ranking:
                         found.cosine[h.theorem_id] = max(found.cosine.get(h.theorem_id, -1.0), h.score)
-                    found.add(ranking, 1.0)
+                    found.add(ranking, options.FORMAL_WEIGHT)
                 if routing_job is not None:
                     found.routing, routing_job = routing_job.result(), None
                 if self.hybrid:

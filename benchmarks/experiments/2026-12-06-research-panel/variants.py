@@ -283,6 +283,11 @@ def variant_setup(name, base):
             patches.append((plan, "formula_text", lambda q: None))
         elif key == "formula-weight":
             patches.append((retriever, "FORMULA_WEIGHT", float(value)))
+        elif key == "formal-weight":
+            # the weight of the Lean declarations' dense ranking a query in words gets from the base space
+            import theorem_rag.retrieval.options as ranking_options
+
+            patches.append((ranking_options, "FORMAL_WEIGHT", float(value)))
         elif key == "no-definition":
             patches.append((plan, "definition_subject", lambda q: None))
         elif key == "no-acronym":
