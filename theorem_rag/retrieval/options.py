@@ -29,6 +29,9 @@ FORMULA_WEIGHT = 5.0
 # Weight of the dense ranking of the formal statements (Lean declarations) that a query in words gets from the base
 # model's space when the query model's space holds the informal ones only (TheoremRetriever.formal_in_base).
 FORMAL_WEIGHT = 1.0
+# Whether that ranking is of the formal statements alone (False) or of every statement of the base space (True: a
+# declaration then ranks there only above the informal statements the base model finds closer).
+FORMAL_JOINT = False
 # Candidates each ranking brings to the fusion (at least k). The scores' part of the fusion scales each ranking over
 # its own candidates: at 100 instead of 50, on every dev set side by side on one index, research queries MRR@20
 # 0.818 -> 0.825 (Hit@20 0.964 -> 0.973) and proof references Recall@20 0.360 -> 0.366, the others unchanged; at 150

@@ -424,7 +424,8 @@ class TheoremRetriever(BaseRetriever):
                     # The formal statements are in the base space alone: searched there with the base model.
                     ranking = self.store.search_dense(
                         self.space, self._embed(query, self.embed_model), k=depth,
-                        pool=None if self.pool is None else max(self.pool, depth), filters=replace(filters, formal=True),
+                        pool=None if self.pool is None else max(self.pool, depth),
+                        filters=filters if options.FORMAL_JOINT else replace(filters, formal=True),
                         ef_search=self.ef_search, iterative_scan=self.iterative_scan,
                     )  # fmt: skip
                     for h in ranking:
