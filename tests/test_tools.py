@@ -112,3 +112,17 @@ def test_premises_tool_sync_and_async(tiny_search):
     assert asyncio.run(tool.acall(statement="stacks:00AC", k=3)).content == out.content
     with pytest.raises(ValueError, match="no statement with id 'stacks:ZZZZ'"):
         tool.call(statement="stacks:ZZZZ")
+
+
+def test_a_lean_declaration_is_given_with_its_name_module_docstring_and_statement(pg_dsn):
+    import re
+
+    from lean_fixture_index import lean_fixture_search
+    from theorem_rag.tools import theorem_search_tool
+
+    out = theorem_search_tool(lean_fixture_search(pg_dsn)).call(query="every prime is at least two", k=50).content
+    block = next(b for b in re.split(r"\n(?=\d+\. \[)", out) if "[mathlib:Fix.Prime.two_le]" in b)
+    assert ("   Lean 4 theorem Fix.Prime.two_le, module Mathlib.Fixture.Prime (docs: https://leanprover-community."
+            "github.io/mathlib4_docs/Mathlib/Fixture/Prime.html#Fix.Prime.two_le)") in block
+    assert "   docstring: Every prime is at least $2$." in block
+    assert block.endswith("   statement: theorem Fix.Prime.two_le {p : ℕ} (hp : Prime p) : 2 ≤ p")

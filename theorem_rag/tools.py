@@ -24,13 +24,20 @@ _INDEX_EXTRA = 'pip install "theorem-rag[index]"'
 
 SEARCH_DESCRIPTION = (
     "Search research mathematics (theorems, lemmas, definitions from the Stacks Project, PlanetMath, textbooks "
-    "and papers) by meaning. Input: a plain-English description of a result, its name, or LaTeX. Output: ranked "
-    "statements, each with an id to cite, kind/number/name, a one-line slogan, the LaTeX statement and a link."
+    "and papers, and Lean 4 mathlib declarations where the index has them) by meaning. Input: a plain-English "
+    "description of a result, its name, LaTeX or Lean. Output: ranked statements, each with an id to cite, "
+    "kind/number/name, a one-line slogan, the LaTeX statement and a link; a Lean declaration with its full name "
+    "(to exact/apply), its Lean statement, docstring and module."
 )
 
 
+def _cut(text: str, max_chars: int) -> str:
+    return text[:max_chars] + " ..." if len(text) > max_chars else text
+
+
 def format_hits(hits: Sequence[Hit], max_statement_chars: int = 1200) -> str:
-    """Results as numbered plain text for an LLM: id, citation, slogan, statement (cut at ``max_statement_chars``).
+    """Results as numbered plain text for an LLM: id, citation, slogan, statement (cut at ``max_statement_chars``);
+    a Lean declaration also says so, with its full name, module, documentation link and docstring.
 
     >>> format_hits([])
     'No results.'
@@ -40,12 +47,15 @@ def format_hits(hits: Sequence[Hit], max_statement_chars: int = 1200) -> str:
     blocks = []
     for h in hits:
         out = HitOut.from_hit(h)
-        statement = out.statement
-        if len(statement) > max_statement_chars:
-            statement = statement[:max_statement_chars] + " ..."
+        statement = _cut(out.statement, max_statement_chars)
         lines = [f"{out.rank}. [{out.id}] {out.citation.replace(f' [{out.id}]', '', 1)}"]
+        if out.lean is not None:
+            docs = f" (docs: {out.lean.docs_url})" if out.lean.docs_url else ""
+            lines.append(f"   Lean 4 {out.lean.kind} {out.lean.full_name}, module {out.lean.module}{docs}")
         if out.slogan:
             lines.append(f"   slogan: {out.slogan}")
+        if out.lean is not None and out.lean.docstring:
+            lines.append(f"   docstring: {_cut(' '.join(out.lean.docstring.split()), max_statement_chars)}")
         lines.append(f"   statement: {statement}")
         blocks.append("\n".join(lines))
     return "\n".join(blocks)
@@ -77,9 +87,10 @@ def _search_fn(search: "TheoremSearch"):
 
 
 PREMISES_DESCRIPTION = (
-    "Premise search over research mathematics: given a statement to prove (LaTeX or words) or a statement id such "
-    "as 'stacks:0D09', return the lemmas, definitions and theorems a proof of it is likely to use, best first "
-    "(the statement itself left out), each with an id to cite, a one-line slogan, the LaTeX statement and a link."
+    "Premise search over research mathematics: given a statement to prove (LaTeX, Lean or words) or a statement id "
+    "such as 'stacks:0D09' or 'mathlib:Nat.Prime.two_le', return the lemmas, definitions and theorems a proof of it "
+    "is likely to use, best first (the statement itself left out), each with an id to cite, a one-line slogan, the "
+    "LaTeX statement (or a Lean declaration's full name and Lean statement) and a link."
 )
 
 

@@ -68,8 +68,35 @@ class PremisesRequest(FilterFields):
     k: int | None = Field(None, description="Number of results (default: the server's k; at most max_k).")
 
 
+Language = Literal["latex", "lean"]
+
+
+class LeanOut(BaseModel):
+    """A Lean 4 declaration as a proof uses it: its full name, its statement as Lean text, where it is."""
+
+    full_name: str = Field(description="The full name to `exact`, `apply` or `rw` with, e.g. 'Nat.Prime.two_le'.")
+    kind: str = Field(description="The Lean kind: theorem, lemma, def, abbrev, instance, structure, class, ...")
+    statement: str = Field(description="The declaration's header in Lean (binders and type, with the variables it "
+                           "uses; no ':= proof'), to restate it in a proof, e.g. with `have`.")
+    module: str = Field("", description="The module that declares it, to import, e.g. 'Mathlib.Data.Nat.Prime.Defs'.")
+    docstring: str = Field("", description="Its docstring (Markdown with `code` and $LaTeX$), if any.")
+    source_url: str | None = Field(None, description="The source at the pinned commit and line.")
+    docs_url: str | None = Field(None, description="Its page in the library's documentation.")
+
+    @classmethod
+    def from_theorem(cls, t: Theorem) -> LeanOut | None:
+        """The Lean view of a record, or None for a statement that is not a Lean declaration."""
+        meta = t.meta or {}
+        if meta.get("language") != "lean":
+            return None
+        return cls(full_name=t.name or t.id.split(":", 1)[-1], kind=meta.get("lean_kind") or t.kind,
+                   statement=t.body_latex, module=meta.get("module") or "", docstring=meta.get("docstring") or "",
+                   source_url=t.url, docs_url=meta.get("docs_url"))  # fmt: skip
+
+
 class HitOut(BaseModel):
-    """One ranked statement, citable by ``id``."""
+    """One ranked statement, citable by ``id``: mathematics in LaTeX, or a Lean 4 declaration (``language``
+    ``'lean'``, its name and Lean statement in ``lean``)."""
 
     id: str
     rank: int
@@ -81,7 +108,12 @@ class HitOut(BaseModel):
     doc_id: str
     url: str | None = None
     slogan: str | None = None
-    statement: str = Field(description="The statement in LaTeX, as written in the source.")
+    statement: str = Field(description="The statement as written in the source: LaTeX, or for a Lean declaration "
+                           "its Lean header without ':= proof'.")
+    language: Language = Field("latex", description="'lean' for a Lean 4 declaration (formal mathematics; see "
+                               "`lean`), 'latex' for a statement written in LaTeX.")
+    lean: LeanOut | None = Field(None, description="For a Lean declaration: its full name, Lean kind, statement, "
+                                 "module, docstring and links.")
     citation: str
     confidence: float | None = Field(
         None, description="Calibrated confidence (0..1) that this statement is what was asked for; show this, not "
@@ -93,9 +125,11 @@ class HitOut(BaseModel):
         if t is None:
             raise ValueError(f"hit {hit.theorem_id!r} has no theorem record")
         confidence = None if hit.confidence is None else round(float(hit.confidence), 4)
+        lean = LeanOut.from_theorem(t)
         return cls(id=t.id, rank=hit.rank, score=round(float(hit.score), 6), kind=t.kind, number=t.number,
                    name=t.name, source=t.source, doc_id=t.doc_id, url=t.url, slogan=hit.slogan,
-                   statement=t.body_latex, citation=citation(t), confidence=confidence)  # fmt: skip
+                   statement=t.body_latex, language="lean" if lean else "latex", lean=lean, citation=citation(t),
+                   confidence=confidence)  # fmt: skip
 
 
 class DocumentOut(BaseModel):
@@ -180,9 +214,11 @@ class TheoremOut(HitOut):
     section: list[str] = []
     proof_refs: list[str] = []
     text: str = Field("", description="The statement with the source's macros expanded, when the parser could.")
-    proof: str = Field("", description="The proof that follows the statement in the source (LaTeX), if any.")
-    uses: list[str] = Field([], description="Ids of the statements its proof cites.")
-    used_by: list[str] = Field([], description="Ids of the statements whose proofs cite it.")
+    proof: str = Field("", description="The proof that follows the statement in the source (LaTeX; Lean for a Lean "
+                       "declaration, or its body), if any.")
+    uses: list[str] = Field([], description="Ids of the statements its proof cites (a Lean declaration: the "
+                            "declarations its proof or body names).")
+    used_by: list[str] = Field([], description="Ids of the statements whose proofs cite it (or name it, in Lean).")
     cite: str = Field("", description="The source's own LaTeX citation, e.g. \\cite[Tag 00DV]{stacks-project}.")
     bibtex: str = Field("", description="The BibTeX entry that `cite` needs.")
     markdown: str = Field("", description="The citation as a Markdown link.")

@@ -50,3 +50,26 @@ def test_search_request_rejects_unknown_fields_and_maps_filters():
         SearchRequest(query="ring", source="stacks")
     with pytest.raises(ValidationError):
         SearchRequest(query="ring", level="section")
+
+
+LEAN = Theorem(id="mathlib:Nat.Prime.two_le", source="mathlib", kind="theorem", doc_id="mathlib-module:M",
+               body_latex="theorem Nat.Prime.two_le {p : ℕ} (hp : p.Prime) : 2 ≤ p", name="Nat.Prime.two_le",
+               url="https://github.com/leanprover-community/mathlib4/blob/54df8a3/M.lean#L9", proof="hp.two_le'",
+               proof_refs=("mathlib:Nat.Prime.two_le'",),
+               meta={"language": "lean", "lean_kind": "theorem", "module": "Mathlib.Data.Nat.Prime.Defs",
+                     "docstring": "A prime is at least $2$.", "docs_url": "https://docs.example/M.html#x"})  # fmt: skip
+
+
+def test_a_lean_declaration_says_it_is_lean_with_its_name_statement_module_and_links():
+    out = HitOut.from_hit(Hit(LEAN.id, 1.0, rank=1, theorem=LEAN))
+    assert out.language == "lean" and out.statement == LEAN.body_latex
+    assert out.lean.model_dump() == {
+        "full_name": "Nat.Prime.two_le", "kind": "theorem", "statement": LEAN.body_latex,
+        "module": "Mathlib.Data.Nat.Prime.Defs", "docstring": "A prime is at least $2$.", "source_url": LEAN.url,
+        "docs_url": "https://docs.example/M.html#x"}  # fmt: skip
+    full = TheoremOut.from_record(Hit(LEAN.id, 1.0, rank=1, theorem=LEAN))
+    assert (full.language, full.lean.full_name, full.proof, full.uses) == (
+        "lean", "Nat.Prime.two_le", "hp.two_le'", ["mathlib:Nat.Prime.two_le'"])
+    latex = HitOut.from_hit(Hit("stacks:00DV", 1.0, rank=1, theorem=T))
+    assert (latex.language, latex.lean) == ("latex", None)
+    assert "lean" in HitOut.model_json_schema()["properties"]["language"]["enum"]

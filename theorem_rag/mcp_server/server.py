@@ -1,8 +1,10 @@
 """The MCP server (official ``mcp`` SDK, ``MCPServer``): search tools for agents over stdio or streamable HTTP.
 
 Tools: ``search_theorems`` (query, k, sources, kinds, papers, years, paper level), ``find_premises`` (what a
-proof of a statement is likely to use), ``get_theorem`` and ``get_paper``. Results are structured (the JSON schema of :mod:`theorem_rag.wire`) and carry ids,
-statements, slogans, links and a citation line, so an agent can cite what it found. Bad input
+proof of a statement is likely to use), ``get_theorem`` and ``get_paper``; a Lean declaration comes back with
+``language`` ``'lean'`` and its full name, Lean statement, docstring and module (:class:`~theorem_rag.wire.LeanOut`).
+Results are structured (the JSON schema of :mod:`theorem_rag.wire`) and carry ids, statements, slogans, links and a
+citation line, so an agent can cite what it found. Bad input
 (:class:`~theorem_rag.errors.InputError`) and unknown ids come back as tool errors with a message; so do a full
 server and a call past its deadline, with the seconds to wait before retrying. Any other exception is an internal
 error: the SDK logs it and tells the client only that the tool failed. The server keeps serving.
@@ -47,10 +49,13 @@ Categories = Annotated[list[Category] | None, Field(description=CATEGORIES_DESCR
 Formal = Annotated[bool | None, Field(description=FORMAL_DESCRIPTION)]
 
 INSTRUCTIONS = (
-    "Semantic search over research mathematics (Stacks Project, PlanetMath, textbooks, papers) at the level of "
-    "single theorems. Use search_theorems with a plain-English description or LaTeX; cite results by their 'id' "
-    "and 'url' (or the 'citation' line); use find_premises with a statement or goal to prove for the results a "
-    "proof of it is likely to use; use get_theorem for the full record of an id."
+    "Semantic search over research mathematics (Stacks Project, PlanetMath, textbooks, papers) and Lean 4 "
+    "declarations (mathlib, where the index has it) at the level of single theorems. Use search_theorems with a "
+    "plain-English description, LaTeX, Lean notation or a Lean name; cite results by their 'id' and 'url' (or the "
+    "'citation' line); a result with language 'lean' is a Lean declaration: its 'lean' field has the full name to "
+    "exact/apply, the Lean statement, docstring and module. Use find_premises with a statement or goal to prove "
+    "for the results a proof of it is likely to use; use get_theorem for the full record of an id, with what its "
+    "proof uses and what uses it."
 )
 
 
@@ -93,7 +98,8 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
 
     @server.tool(annotations=read_only)
     async def search_theorems(
-        query: Annotated[str, Field(description="A plain-English description of the result, a name, or LaTeX.")],
+        query: Annotated[str, Field(description="A plain-English description of the result, a name, LaTeX, or "
+                                    "Lean (notation or a declaration's name).")],
         k: Annotated[int, Field(description=f"Number of results, 1 to {search.max_k}.")] = search.k,
         sources: Sources = None,
         kinds: Kinds = None,
@@ -104,7 +110,9 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
         formal: Formal = None,
         paper_level: Annotated[bool, Field(description="Rank papers (documents) instead of statements.")] = False,
     ) -> SearchResponse:
-        """Search theorems, lemmas and definitions by meaning; results carry id, statement, slogan and url."""
+        """Search theorems, lemmas and definitions (LaTeX statements and Lean 4 declarations) by meaning; results
+        carry id, statement, slogan and url, and a Lean declaration (language 'lean') its full name, Lean statement
+        ready to paste, docstring and module."""
         fields = FilterFields(sources=sources, kinds=kinds, papers=papers, year_min=year_min, year_max=year_max,
                               categories=categories, formal=formal)  # fmt: skip
         with _tool_errors():
@@ -114,8 +122,8 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
 
     @server.tool(annotations=read_only)
     async def find_premises(
-        statement: Annotated[str, Field(description="The statement to prove (LaTeX), a goal in words, or a "
-                                        "statement id such as 'stacks:0D09'.")],
+        statement: Annotated[str, Field(description="The statement to prove (LaTeX or Lean), a goal in words, or a "
+                                        "statement id such as 'stacks:0D09' or 'mathlib:Nat.Prime.two_le'.")],
         k: Annotated[int, Field(description=f"Number of results, 1 to {search.max_k}.")] = search.k,
         sources: Sources = None,
         kinds: Kinds = None,
@@ -125,8 +133,9 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
         categories: Categories = None,
         formal: Formal = None,
     ) -> PremisesResponse:
-        """Premise search: the results (lemmas, definitions, theorems) a proof of the statement is likely to use,
-        best first; the statement itself is left out. Each carries id, statement, slogan and url."""
+        """Premise search: the results (lemmas, definitions, theorems; Lean declarations too) a proof of the
+        statement is likely to use, best first; the statement itself is left out. Each carries id, statement, slogan
+        and url, a Lean declaration its full name and Lean statement."""
         fields = FilterFields(sources=sources, kinds=kinds, papers=papers, year_min=year_min, year_max=year_max,
                               categories=categories, formal=formal)  # fmt: skip
         with _tool_errors():
@@ -135,10 +144,12 @@ def build_server(search: Any, *, name: str = "theorem-rag", max_paper_theorems: 
 
     @server.tool(annotations=read_only)
     async def get_theorem(
-        id: Annotated[str, Field(description="A theorem id from search results, e.g. 'stacks:00DV'.")],
+        id: Annotated[str, Field(description="A theorem id from search results, e.g. 'stacks:00DV' or "
+                                 "'mathlib:Nat.Prime.two_le'.")],
     ) -> TheoremOut:
-        """The full record of one statement: LaTeX, proof, slogan, kind, number, name, document, url, citations
-        (line, the source's \\cite with its BibTeX entry, Markdown), and the ids it uses / is used by in proofs."""
+        """The full record of one statement: LaTeX (or, for a Lean declaration, its Lean statement, full name,
+        docstring and module), proof, slogan, kind, number, name, document, url, citations (line, the source's
+        \\cite with its BibTeX entry, Markdown), and the ids it uses / is used by in proofs."""
         with _tool_errors():
             page = await service.theorem_page(id)
         if page is None:

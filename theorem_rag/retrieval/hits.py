@@ -13,6 +13,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
 
 from theorem_rag.records import Hit
 from theorem_rag.retrieval.confidence import hit_confidence, leads
+from theorem_rag.wire import LeanOut
 
 
 def with_confidence(hits: list[Hit], cosine: dict[str, float], lexical_top: set[str], named: set[str],
@@ -36,7 +37,9 @@ def with_confidence(hits: list[Hit], cosine: dict[str, float], lexical_top: set[
 
 
 def hit_to_node(hit: Hit) -> NodeWithScore:
-    """A ``NodeWithScore`` whose ``TextNode`` carries the statement and the theorem's metadata."""
+    """A ``NodeWithScore`` whose ``TextNode`` carries the statement and the theorem's metadata; ``language`` says
+    whether it is a Lean declaration (``lean``, with its full name, Lean kind, module, docstring and documentation
+    link; the statement is its Lean header) or a statement in LaTeX (``latex``)."""
     t = hit.theorem
     if t is None:
         raise ValueError(f"hit {hit.theorem_id!r} has no theorem record; hydrate it first")
@@ -45,6 +48,11 @@ def hit_to_node(hit: Hit) -> NodeWithScore:
         "name": t.name or "", "source": t.source, "doc_id": t.doc_id, "url": t.url or "",
         "dense_rank": hit.dense_rank, "lexical_rank": hit.lexical_rank, "confidence": hit.confidence,
     }  # fmt: skip
+    lean = LeanOut.from_theorem(t)
+    metadata["language"] = "lean" if lean else "latex"
+    if lean is not None:
+        metadata.update(full_name=lean.full_name, lean_kind=lean.kind, module=lean.module, docstring=lean.docstring,
+                        docs_url=lean.docs_url or "")  # fmt: skip
     text = f"{hit.slogan}\n\n{t.text}" if hit.slogan else t.text
     node = TextNode(id_=t.id, text=text, metadata=metadata, excluded_embed_metadata_keys=list(metadata))
     return NodeWithScore(node=node, score=hit.score)
