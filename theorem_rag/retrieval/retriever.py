@@ -425,7 +425,7 @@ class TheoremRetriever(BaseRetriever):
                     ranking = self.store.search_dense(
                         self.space, self._embed(query, self.embed_model), k=depth,
                         pool=None if self.pool is None else max(self.pool, depth),
-                        filters=filters if options.FORMAL_JOINT else replace(filters, formal=True),
+                        filters=replace(filters, formal=True),
                         ef_search=self.ef_search, iterative_scan=self.iterative_scan,
                     )  # fmt: skip
                     for h in ranking:

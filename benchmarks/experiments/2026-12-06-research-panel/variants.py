@@ -288,10 +288,6 @@ def variant_setup(name, base):
             import theorem_rag.retrieval.options as ranking_options
 
             patches.append((ranking_options, "FORMAL_WEIGHT", float(value)))
-        elif key == "formal-joint":
-            import theorem_rag.retrieval.options as ranking_options
-
-            patches.append((ranking_options, "FORMAL_JOINT", True))
         elif key == "no-definition":
             patches.append((plan, "definition_subject", lambda q: None))
         elif key == "no-acronym":
