@@ -252,6 +252,19 @@ def _formula_reading(dense_w, lex_w):
     return (rmod.TheoremRetriever, "_gather", _gather)
 
 
+class _Filtered:
+    """A search that adds keyword filters to every query."""
+
+    def __init__(self, search, **filters):
+        self.inner, self.filters = search, filters
+
+    def search(self, query, k=None):
+        return self.inner.search(query, k=k, **self.filters)
+
+    def with_options(self, **overrides):
+        return _Filtered(self.inner.with_options(**overrides), **self.filters)
+
+
 def variant_setup(name, base):
     """(search, patches) of a variant; ``base`` is the default TheoremSearch."""
     import theorem_rag.query_understanding.plan as plan
@@ -283,6 +296,9 @@ def variant_setup(name, base):
             patches.append((plan, "formula_text", lambda q: None))
         elif key == "formula-weight":
             patches.append((retriever, "FORMULA_WEIGHT", float(value)))
+        elif key == "formal-only":
+            # a Lean user's search: the formal filter on every query (CLI --formal, the app's "Statements: formal")
+            search = _Filtered(search, formal=True)
         elif key == "formal-weight":
             # the weight of the Lean declarations' dense ranking a query in words gets from the base space
             import theorem_rag.retrieval.options as ranking_options
