@@ -108,12 +108,12 @@ class Settings(BaseSettings):
     candidate_pool: int | None = Field(
         None, ge=1, description="HNSW candidates re-ranked by exact cosine; unset: by the space's index kind and size, "
         "1,000 for bit (Hamming distance is coarse: Recall@20 0.993 on the full index) and 200 for halfvec (already in "
-        "cosine order: the same top 20 as 1,000), 2,000 above 300,000 vectors, where the walk is at its longest "
+        "cosine order: the same top 20 as 1,000), 2,000 above 400,000 vectors, where the walk is at its longest "
         "(Recall@20 at 1M 0.984-0.989 against 0.972-0.977; theorem_rag.db.dense.LARGE_POOL).")
     ef_search: int | None = Field(
         None, ge=1, le=1000, description="hnsw.ef_search of a dense search (at least the pool); unset: by the index "
-        "kind and the space's size: for a halfvec index 200 up to 100,000 vectors and 400 up to 300,000 (the same top 20 "
-        "as 1,000 there), else 1,000 (theorem_rag.db.dense.EF_SEARCH_STEPS).")
+        "kind and the space's size: for a halfvec index 200 up to 100,000 vectors and 400 up to 400,000 (0.991 of the "
+        "top 20 of 1,000 at 314,000), else 1,000 (theorem_rag.db.dense.EF_SEARCH_STEPS).")
     iterative_scan: str = Field("relaxed_order", description="hnsw.iterative_scan: 'off', 'strict_order', 'relaxed_order'.")
     hybrid: bool = Field(True, description="Fuse dense and full-text rankings (see fusion).")
     rrf_k: int = Field(60, description="Constant of reciprocal rank fusion.")

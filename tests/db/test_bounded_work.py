@@ -300,7 +300,7 @@ def test_the_default_walk_follows_the_size_of_the_space(big_store, monkeypatch):
     s = big_store
     s.build_index("v")
     assert s.space("v").index == "halfvec" and s.stats("v")["vectors"] == N_SYNTHETIC
-    assert dense.EF_SEARCH_STEPS["halfvec"] == ((100_000, 200), (300_000, 400))
+    assert dense.EF_SEARCH_STEPS["halfvec"] == ((100_000, 200), (400_000, 400))
     assert s.dense_ef_search("v") == 200
     assert s.dense_ef_search("v", pool=600) == 600
     assert s.dense_ef_search("v", ef_search=100) == 200 and s.dense_ef_search("v", ef_search=700) == 700

@@ -27,18 +27,20 @@ MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
 # (benchmarks/results/dense_seqscan/, benchmarks/results/scale_index/).
 DEFAULT_POOL = {"bit": 1000, "halfvec": 200}
 # The default pool of a larger space, per index kind: (the most vectors a space may hold for DEFAULT_POOL, the pool
-# above that). Once the walk is at MAX_EF_SEARCH (above 300,000 vectors for halfvec) only a pool past it finds more
+# above that). Once the walk is at MAX_EF_SEARCH (above 400,000 vectors for halfvec) only a pool past it finds more
 # of the exact top 20, the index walking on (iterative scan) until the pool is full: at 1M a halfvec pool of 200 to
 # 1,000 keeps 0.972 / 0.977 of the exact top 20 in two builds, 2,000 keeps 0.984 / 0.989 for about 15 ms more per
-# dense query; up to 300,000, 200 keeps 0.986-0.991 (benchmarks/results/scale_pool/).
-LARGE_POOL: dict[str, tuple[int, int]] = {"halfvec": (300_000, 2000)}
+# dense query; up to 300,000, 200 keeps 0.986-0.991 (benchmarks/results/scale_pool/). On the 314,059 statements of
+# the LaTeX corpora with mathlib, a walk of 400 and a pool of 200 keep 0.991 of it in 14 ms, a walk of 1,000 and a
+# pool of 2,000 0.999 in 59 ms (100 dev queries, benchmarks/results/mathlib_build/): the step is at 400,000.
+LARGE_POOL: dict[str, tuple[int, int]] = {"halfvec": (400_000, 2000)}
 # hnsw.ef_search when the caller names none, per index kind: steps of (the most vectors a space may hold for it, the
 # walk), smallest first; a larger space, and a kind not listed, walk MAX_EF_SEARCH. A half-precision walk of 200
 # finds the exact top 20 of the Stacks slogans (Recall@20 1.000) on the shared corpora (29k: 7-9 ms against 10-12
 # at 400) and at 100k, 400 at 300k (where 200 finds 0.971), but 400 finds 0.977 at 1M, where 1,000 finds 1.000
 # (benchmarks/results/ef_search/, benchmarks/results/ef_steps/). The Hamming walk of a bit index needs its pool
 # of 1,000 anyway. The count is the space's maintained one, read in the same statement.
-EF_SEARCH_STEPS: dict[str, tuple[tuple[int, int], ...]] = {"halfvec": ((100_000, 200), (300_000, 400))}
+EF_SEARCH_STEPS: dict[str, tuple[tuple[int, int], ...]] = {"halfvec": ((100_000, 200), (400_000, 400))}
 
 
 def _check_ef_search(ef_search: int | None) -> None:
