@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -155,11 +156,13 @@ def test_locate_or_fetch_prefers_the_override_then_the_shared_folder(mirror, tmp
 def test_the_quickstart_fetches_the_corpora_when_shared_is_absent(mirror, tmp_path: Path):
     """The README's first command, ``bash scripts/quickstart.sh``, in a checkout with no ``../shared``: its corpus
     step fetches every corpus from the local mirror into the data directory and its parse makes records of each.
-    Setup and the index, model and search steps are stand-ins that record their arguments."""
+    Setup and the index, model and search steps are stand-ins that record their arguments: the first search comes
+    right after the base model's space holds Stacks, on what parse, index and search need; the rest of the setup
+    comes last."""
     repo = tmp_path / "checkout"
     (repo / "scripts").mkdir(parents=True)
     shutil.copy(ROOT / "scripts" / "quickstart.sh", repo / "scripts" / "quickstart.sh")
-    (repo / "scripts" / "setup.sh").write_text("true\n")
+    (repo / "scripts" / "setup.sh").write_text('echo "setup $*" >> "$STEPS"\n')
     trag = repo / ".venv" / "bin" / "theorem-rag"
     trag.parent.mkdir(parents=True)
     trag.write_text('#!/usr/bin/env bash\nif [ "$1" = corpus ]; then exec "$PYTHON" -c '
@@ -176,8 +179,13 @@ def test_the_quickstart_fetches_the_corpora_when_shared_is_absent(mirror, tmp_pa
     records = [json.loads(line) for line in (repo / "data" / "records" / "theorems.jsonl").open()]
     assert {r["source"] for r in records} == set(DEFAULTS)
     assert "stacks:0001" in {r["id"] for r in records}
-    steps = (tmp_path / "steps.log").read_text().splitlines()
-    assert steps[0] == "index build --records data/records" and steps[-1].startswith("search")
+    first = "search a local ring has a unique maximal ideal -k 5"
+    assert (tmp_path / "steps.log").read_text().splitlines() == [
+        "setup corpus,index", "index build --records data/records --source stacks", first,
+        "index build --records data/records", "index build --records data/records --embed-model math-minilm-v4",
+        "model premise-head --no-eval-exclusion",
+        first, "search 1-1 correspondence -k 3", "setup "]  # fmt: skip
+    assert re.search(r"^first search after \d+m\d\ds$", proc.stdout, re.MULTILINE), proc.stdout
 
 
 @pytest.mark.slow
