@@ -6,6 +6,11 @@ Chromium, searches with a shareable URL, opens one card's proof, asks the assist
 tabs.
 
     THEOREM_RAG_DATA_DIR=/path/to/index python scripts/screenshots.py [--out docs/screenshots] [--no-assistant]
+
+A Lean card (an index with mathlib, ``scripts/add_mathlib.sh``):
+
+    python scripts/screenshots.py --query "fundamental theorem of algebra" --source mathlib --name lean-card.png \
+        --no-assistant
 """
 
 from __future__ import annotations
@@ -38,6 +43,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "docs" / "screenshots"))
     parser.add_argument("--no-assistant", action="store_true", help="Only the search tab.")
+    parser.add_argument("--query", default=QUERY["q"], help="The search shown.")
+    parser.add_argument("--source", default=QUERY["source"], help="Its source filter.")
+    parser.add_argument("--k", default=QUERY["k"], help="Its number of results.")
+    parser.add_argument("--name", default="search.png", help="File name of the search tab's screenshot.")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -54,14 +63,16 @@ def main() -> int:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             page = browser.new_page(viewport={"width": 1360, "height": 1000}, device_scale_factor=1)
-            page.goto(url + "?" + urlencode(QUERY), wait_until="domcontentloaded")
-            page.wait_for_selector("#trag-results .trag-card .katex", timeout=120_000)
+            query = {"q": args.query, "source": args.source, "k": args.k}
+            page.goto(url + "?" + urlencode(query), wait_until="domcontentloaded")
+            page.wait_for_selector("#trag-results .trag-card", timeout=120_000)
+            page.wait_for_timeout(1500)  # KaTeX renders after the cards arrive
             proof = page.locator("#trag-results details.trag-proof summary").first
             if proof.count():
                 proof.click()
             page.wait_for_timeout(800)
-            page.screenshot(path=str(out / "search.png"))
-            print(f"wrote {out / 'search.png'}: {page.locator('#trag-results .trag-card').count()} cards, "
+            page.screenshot(path=str(out / args.name))
+            print(f"wrote {out / args.name}: {page.locator('#trag-results .trag-card').count()} cards, "
                   f"{page.locator('#trag-results .katex-error').count()} KaTeX errors")  # fmt: skip
             if not args.no_assistant:
                 page.get_by_role("tab", name="Assistant").click()
