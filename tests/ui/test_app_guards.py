@@ -78,7 +78,8 @@ def _text(message: dict) -> str:
 
 
 def search_data(query: str = QUERY, k: int = 3) -> list:
-    return [query, "Theorems", k, [], [], "", ""]
+    """The search's inputs as the page sends them: query, level, k, sources, kinds, papers, categories, statements."""
+    return [query, "Theorems", k, [], [], "", "", "All"]
 
 
 def test_serve_refuses_a_public_host_without_a_key_unless_a_proxy_checks_access(monkeypatch):
@@ -169,14 +170,14 @@ def _active(search, marker: str) -> list:
 def test_a_search_past_its_deadline_is_stopped_and_its_query_cancelled(tiny_search):
     import psycopg
 
-    slow = SlowSearch(tiny_search)
+    slow = SlowSearch(tiny_search, slow=("search", "results"))  # the app searches with results (f1fc01e)
     with launched(slow, request_timeout=1) as url, _client(url) as c:
         body, status, _ = call(c, "search", search_data())  # the third output, a State, stays on the server
         assert "took longer than 1 s and was stopped" in body and status == ""
         assert slow.finished.wait(10), "the abandoned search is still running"
         assert len(slow.errors) == 1 and isinstance(slow.errors[0], psycopg.errors.QueryCanceled)
         assert _active(tiny_search, slow.marker) == []
-    slow = SlowSearch(tiny_search)
+    slow = SlowSearch(tiny_search, slow=("search", "results"))  # the app searches with results (f1fc01e)
     with launched(slow, request_timeout=1) as url, _client(url) as c:
         chat, _, status, _ = call(c, "ask", ["What is a local ring?", []])  # the assistant's search step too
         assert "took longer than 1 s" in status and _text(chat[-1]).startswith("\u26a0 The assistant stopped")
