@@ -65,6 +65,11 @@ class _Found:
     routing: Routing = field(default_factory=Routing)
     unknown: float = 0.0
 
+    def note_cosines(self, ranking: list[Hit]) -> None:
+        """Keep each statement's best cosine among the dense rankings (for confidence)."""
+        for h in ranking:
+            self.cosine[h.theorem_id] = max(self.cosine.get(h.theorem_id, -1.0), h.score)
+
     def add(self, ranking: list[Hit], weight: float) -> None:
         self.rankings.append(ranking)
         self.weights.append(weight)
@@ -389,6 +394,11 @@ class TheoremRetriever(BaseRetriever):
             return short
         return (adapted[0] if adapted and space != self.space else long) * matched_share(ranking)
 
+    def _dense(self, space: str, vec: Any, depth: int, filters: Filters) -> list[Hit]:
+        """The dense ranking of ``vec`` in ``space``: ``depth`` candidates with this retriever's walk and pool."""
+        return self.store.search_dense(space, vec, k=depth, pool=None if self.pool is None else max(self.pool, depth),
+                                       filters=filters, ef_search=self.ef_search, iterative_scan=self.iterative_scan)
+
     def _gather(self, plan: QueryPlan, embedding: list[float] | None, space: str, model: Any, depth: int, k: int,
                 filters: Filters, understanding: bool) -> _Found:  # fmt: skip
         """The rankings to fuse for ``plan``: per text searched, the dense ranking of each space and (hybrid) the
@@ -412,24 +422,15 @@ class TheoremRetriever(BaseRetriever):
                 query = texts[i]
                 vec = embedding if i == 0 and embedding is not None else self._embed(query, model)
                 for searched in (space, *self.extra_spaces):
-                    ranking = self.store.search_dense(
-                        searched, vec, k=depth, pool=None if self.pool is None else max(self.pool, depth),
-                        filters=filters, ef_search=self.ef_search, iterative_scan=self.iterative_scan,
-                    )  # fmt: skip
+                    ranking = self._dense(searched, vec, depth, filters)
                     if searched == space:
-                        for h in ranking:
-                            found.cosine[h.theorem_id] = max(found.cosine.get(h.theorem_id, -1.0), h.score)
+                        found.note_cosines(ranking)
                     found.add(ranking, 1.0)
                 if space == self.query_space and self.formal_in_base and filters.formal is not False:
                     # The formal statements are in the base space alone: searched there with the base model.
-                    ranking = self.store.search_dense(
-                        self.space, self._embed(query, self.embed_model), k=depth,
-                        pool=None if self.pool is None else max(self.pool, depth),
-                        filters=replace(filters, formal=True),
-                        ef_search=self.ef_search, iterative_scan=self.iterative_scan,
-                    )  # fmt: skip
-                    for h in ranking:
-                        found.cosine[h.theorem_id] = max(found.cosine.get(h.theorem_id, -1.0), h.score)
+                    base_vec = self._embed(query, self.embed_model)
+                    ranking = self._dense(self.space, base_vec, depth, replace(filters, formal=True))
+                    found.note_cosines(ranking)
                     found.add(ranking, options.FORMAL_WEIGHT)
                 if routing_job is not None:
                     found.routing, routing_job = routing_job.result(), None
