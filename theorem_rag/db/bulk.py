@@ -22,7 +22,7 @@ from psycopg import Connection, sql
 
 from theorem_rag.db import counters, table_sql
 from theorem_rag.db.connection import StorePart
-from theorem_rag.db.schema import execute_all
+from theorem_rag.db.migrations import execute_all
 from theorem_rag.errors import InputError
 from theorem_rag.records import Theorem
 

@@ -35,9 +35,10 @@ from theorem_rag.db.generation import GenerationOps
 from theorem_rag.db.generation_cache import GenerationCache
 from theorem_rag.db.lexical import TextOps
 from theorem_rag.db.lookup import LookupOps
+from theorem_rag.db.migrations import execute_all
 from theorem_rag.db.proof_graph import ProofGraphOps
 from theorem_rag.db.reads import ReadOps
-from theorem_rag.db.schema import execute_all, migrate
+from theorem_rag.db.schema import migrate
 from theorem_rag.db.side_tables import SideTableOps
 from theorem_rag.db.table_names import Names
 from theorem_rag.db.vectors import SpaceOps, VectorSpace
