@@ -5,7 +5,8 @@ Importing this package loads psycopg (the ``db`` extra) but no model code.
 
 from theorem_rag.db.connection import StoreUnavailable
 from theorem_rag.db.server import EmbeddedServer, resolve_dsn
-from theorem_rag.db.store import TheoremStore, UpsertCounts, VectorSpace
+from theorem_rag.db.store import TheoremStore, VectorSpace
+from theorem_rag.db.writes import UpsertCounts
 
 __all__ = [
     "EmbeddedServer",
