@@ -1,12 +1,13 @@
 """A theorem statement's LaTeX as safe HTML, with its mathematics left as ``$...$`` / ``$$...$$`` for KaTeX.
 
 Pure string work, no Gradio: math segments are cut out first and escaped as they are, the text between them is
-escaped and its common text-mode macros (``\\emph``, lists, ``\\ref``, ``\\cite``, quotes, dashes) become HTML.
-Display environments KaTeX knows under another name (``align*`` -> ``aligned``) are rewritten; ``\\xymatrix`` and
-``tikzcd`` squares and triangles become KaTeX arrays (:mod:`theorem_rag.ui.diagrams`), other diagrams a link to the
-source; theorem-like environments nested in a statement are shown as such; ``\\ref`` and its kin show the number
-of the statement they name (and link to it) when a resolver finds it (:mod:`theorem_rag.ui.refs`). The result has
-no blank line, so a Markdown renderer keeps it as one raw HTML block.
+escaped and its common text-mode macros (``\\emph``, lists, ``\\ref``, ``\\cite``, quotes, dashes) become HTML (the
+macros' tables are in :mod:`theorem_rag.ui.text_macros`). Display environments KaTeX knows under another name
+(``align*`` -> ``aligned``) are rewritten; ``\\xymatrix`` and ``tikzcd`` squares and triangles become KaTeX arrays
+(:mod:`theorem_rag.ui.diagrams`), other diagrams a link to the source; theorem-like environments nested in a
+statement are shown as such; ``\\ref`` and its kin show the number of the statement they name (and link to it) when
+a resolver finds it (:mod:`theorem_rag.ui.refs`). The result has no blank line, so a Markdown renderer keeps it as
+one raw HTML block.
 
 >>> statement_html(r"Let $R$ be a \\emph{local} ring & $a<b$.")
 'Let $R$ be a <em>local</em> ring &amp; $a&lt;b$.'
@@ -20,7 +21,8 @@ from collections.abc import Callable
 from typing import Any
 
 from theorem_rag.ui.diagrams import _group, diagram_tex
-from theorem_rag.ui.katex_math import BIG_BRACED, LAYOUT, array_specs, inner_dollars, known_to_katex, matrices, rules
+from theorem_rag.ui.katex_math import BIG_BRACED, array_specs, inner_dollars, known_to_katex, matrices, rules
+from theorem_rag.ui.text_macros import ACCENT, INLINE, INLINE_NAMES, LEFTOVER, TEXORPDF, WORDS, accent, leftover
 
 _DISPLAY_ENVS = {
     "equation": None, "equation*": None, "displaymath": None, "align": "aligned", "align*": "aligned",
@@ -43,88 +45,6 @@ _IN_MATH = [(re.compile(r"\\textsc\{"), r"\\text{"), (re.compile(r"\\(?:mbox|hbo
             (re.compile(r"\\textesh\b\s*"), "\u0283"), (re.compile(r"\\mspace\b"), r"\\mskip")]
 # Placeholders from the Unicode private use area cannot occur in escaped text or collide with HTML.
 _PH = re.compile("\ue000(\\d+)\ue001")
-
-_INLINE = [
-    (re.compile(r"\\(?:emph|textit|textsl)\{([^{}]*)\}"), r"<em>\1</em>"),
-    (re.compile(r"\\textbf\{([^{}]*)\}"), r"<strong>\1</strong>"),
-    (re.compile(r"\\textsc\{([^{}]*)\}"), r'<span class="trag-sc">\1</span>'),
-    (re.compile(r"\\(?:texttt|url)\{([^{}]*)\}"), r"<code>\1</code>"),
-    (re.compile(r"\\(?:text|textrm|textup|mbox|hbox|textnormal)\{([^{}]*)\}"), r"\1"),
-    (re.compile(r"\{\\(?:em|it|sl) ([^{}]*)\}"), r"<em>\1</em>"),
-    (re.compile(r"\{\\bf ([^{}]*)\}"), r"<strong>\1</strong>"),
-    (re.compile(r"\\(?:eq)?ref\{([^{}]*)\}"), r'<span class="trag-ref" title="\1">\1</span>'),
-    (re.compile(r"\\cite(?:\[([^\]]*)\])?\{([^{}]*)\}"), lambda m: f"[{m[2]}{', ' + m[1] if m[1] else ''}]"),
-    (re.compile(r"\\(?:label|index|hypertarget)\{[^{}]*\}"), ""),
-    (re.compile(r"\\href\{(https?://[^{}\"]*)\}\{([^{}]*)\}"), r'<a href="\1" target="_blank" rel="noopener noreferrer">\2</a>'),
-    (re.compile(r"\\href\{[^{}]*\}\{([^{}]*)\}"), r"\1"),
-    (re.compile(r"\\(?:hyperref|autoref)\[[^\]]*\]\{([^{}]*)\}"), r"\1"),
-    (re.compile(r"\\(?:footnote)\{([^{}]*)\}"), r" (\1)"),
-]
-_WORDS = [
-    (re.compile(r"``|&#x27;&#x27;|''"), lambda m: "\u201c" if m[0] == "``" else "\u201d"),
-    (re.compile(r"---"), "\u2014"),
-    (re.compile(r"--"), "\u2013"),
-    (re.compile(r"(?<!\\)~"), "&nbsp;"),
-    (re.compile(r"\\\\(\[[^\]]*\])?"), "<br>"),
-    (re.compile(r"\\(?:noindent|medskip|smallskip|bigskip|par|newline|hfill|quad|qquad)\b\s*"), " "),
-    (re.compile(r"\\(&amp;|&#36;|[%_#{}])"), r"\1"),
-    (re.compile(r"\\[,;:! ]"), " "),
-    (re.compile(r"\\@(?![A-Za-z@])"), ""),  # "i.e.\@ x": TeX's end-of-sentence spacing, nothing to show
-]
-_TEXORPDF = re.compile(r"\\texorpdfstring\s*\{((?:[^{}]|\{[^{}]*\})*)\}\s*\{(?:[^{}]|\{[^{}]*\})*\}")
-# Commands still in the text after everything above: spacing and layout vanish, a command with one argument
-# keeps the argument (a reader sees the words, never the macro), and a letter command left alone is dropped.
-_LEFTOVER = re.compile(r"\\([A-Za-z]+)\*?(?:\[[^\]]*\])?(?:\{([^{}]*)\})?")
-_INLINE_NAMES = frozenset("emph textit textsl textbf textsc texttt url text textrm textup mbox hbox textnormal "
-                          "href hyperref autoref footnote".split())  # fmt: skip
-# Known commands whose argument is the text to read.
-_KEEP_ARG = frozenset("indexdef define marginpar textcolor underline uline emph textbf textit mbox fbox boxed "
-                      "footnote axiomref caption makebox myindex".split())  # fmt: skip
-_SYMBOLS = {"S": "\u00a7", "P": "\u00b6", "ldots": "\u2026", "dots": "\u2026", "dag": "\u2020", "copyright": "\u00a9",
-            "LaTeX": "LaTeX", "TeX": "TeX", "ae": "\u00e6", "o": "\u00f8", "ss": "\u00df", "l": "\u0142",
-            "i": "i", "item": "\u2022", "textbackslash": "\\\\"}  # fmt: skip
-
-
-# Their argument is not text to read (a colour, a file, a definition): dropped with the command.
-_DROP_WITH_ARG = frozenset(
-    "color pagecolor includegraphics rput psset newcommand renewcommand providecommand def problemhead "
-    "setlength addtolength setcounter addtocounter vspace hspace label index hypertarget pmlinkescapephrase "
-    "pmlinkescapetext bibliographystyle glsadd subimport postdisplaypenalty".split()
-)
-_HEADINGS = frozenset("part chapter section subsection subsubsection paragraph subparagraph".split())
-
-
-def _leftover(m: re.Match, dropped: list[str] | None) -> str:
-    if m[1] in _SYMBOLS and m[2] is None:
-        return _SYMBOLS[m[1]]
-    if m[1] in LAYOUT or m[1] in _DROP_WITH_ARG:
-        return " "
-    if m[1] in _HEADINGS:
-        return f" <strong>{m[2]}</strong> " if m[2] else " "
-    if m[1] == "bibitem":
-        return f"<br>[{m[2]}] " if m[2] else "<br>"
-    if m[1] in _KEEP_ARG:
-        return m[2] or " "
-    if dropped is not None:
-        dropped.append("\\" + m[1])
-    # An unknown macro without an argument is most often a name (\NC{} for the class NC): show the name.
-    return m[2] if m[2] else m[1]
-
-
-# Text accents: \v{c} -> č, \'e -> é, \"{o} -> ö (a combining mark after the letter, then NFC).
-_ACCENT = re.compile(r"\\(?:([`'^\"~=.])\s*(?:\{\\?([A-Za-z])\}|\\?([A-Za-z]))"
-                     r"|([uvHcdbkr])(?:\{\\?([A-Za-z])\}|\s+([A-Za-z])(?![A-Za-z])))")
-_COMBINING = {"`": "\u0300", "'": "\u0301", "^": "\u0302", '"': "\u0308", "~": "\u0303", "=": "\u0304", ".": "\u0307",
-              "u": "\u0306", "v": "\u030c", "H": "\u030b", "c": "\u0327", "d": "\u0323", "b": "\u0331", "k": "\u0328",
-              "r": "\u030a"}  # fmt: skip
-
-
-def _accent(m: re.Match) -> str:
-    import unicodedata
-
-    mark, letter = m[1] or m[4], m[2] or m[3] or m[5] or m[6]
-    return unicodedata.normalize("NFC", letter + _COMBINING[mark])
-
 
 # Innermost lists first (no nested \begin inside), so repeated passes unwind nesting.
 _LIST = re.compile(
@@ -373,9 +293,9 @@ def statement_html(
     text = _ENSUREMATH.sub(lambda e: _MATH.sub(keep, f"${e[1]}$"), text)
     text = re.sub(r"(?<!\\)%[^\n]*", "", text)  # LaTeX comments
     text = re.sub(r"(\\[A-Za-z]+\*?)[ \t]+(?=[{\[])", r"\1", text)  # plasTeX writes "\cref {x}"
-    text = _ACCENT.sub(_accent, text)
+    text = ACCENT.sub(accent, text)
     text = html.escape(text, quote=True).replace("$", "&#36;")
-    text = _TEXORPDF.sub(r"\1", text)
+    text = TEXORPDF.sub(r"\1", text)
     for _ in range(4):
         text, n = _LIST.subn(_list_html, text)
         if not n:
@@ -389,19 +309,19 @@ def statement_html(
     text = _CITE.sub(_cite_html, text)
     for _ in range(3):  # nested \emph{\textbf{..}} unwinds from the inside
         before = text
-        for pattern, repl in _INLINE:
+        for pattern, repl in INLINE:
             text = pattern.sub(repl, text)
         if text == before:
             break
     for _ in range(3):  # unknown commands, innermost first; what they wrapped may now be plain \emph{..}
-        text, n = _LEFTOVER.subn(lambda m: _leftover(m, dropped) if m[1] not in _INLINE_NAMES else m[0], text)
-        for pattern, repl in _INLINE:
+        text, n = LEFTOVER.subn(lambda m: leftover(m, dropped) if m[1] not in INLINE_NAMES else m[0], text)
+        for pattern, repl in INLINE:
             text = pattern.sub(repl, text)
         if not n:
             break
-    text = _LEFTOVER.sub(lambda m: _leftover(m, dropped), text)  # what no pattern could take (unbalanced braces)
+    text = LEFTOVER.sub(lambda m: leftover(m, dropped), text)  # what no pattern could take (unbalanced braces)
     text = re.sub(r"(?<!\\)[{}]", "", text)  # grouping braces left by commands whose argument held braces
-    for pattern, repl in _WORDS:
+    for pattern, repl in WORDS:
         text = pattern.sub(repl, text)
     text = re.sub(r"\n\s*\n", "<br>", text)
     text = re.sub(r"\s+", " ", text).strip()
@@ -416,4 +336,4 @@ def inline_html(latex: str, dropped: list[str] | None = None) -> str:
     The $\\mathbf{Z}$-module <em>M</em>
     """
     text = (latex or "").replace("\\\\", " ").replace("~", " ")
-    return statement_html(_TEXORPDF.sub(r"\1", re.sub(r"\\protect\b\s*", "", text)), dropped=dropped)
+    return statement_html(TEXORPDF.sub(r"\1", re.sub(r"\\protect\b\s*", "", text)), dropped=dropped)
