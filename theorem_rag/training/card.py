@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from theorem_rag.embed import MODEL_SETTINGS_FILE as MODEL_META
-from theorem_rag.embed import model_settings as read_model_meta
+from theorem_rag.embed_models import MODEL_SETTINGS_FILE as MODEL_META
+from theorem_rag.embed_models import model_settings as read_model_meta
 
 __all__ = ["MODEL_META", "export_model", "model_card", "pair_sources", "read_model_meta"]
 

@@ -93,7 +93,7 @@ def train(pairs: Sequence[Pair], config: TrainConfig, out_dir: str | Path, *, pr
     from sentence_transformers.losses import MatryoshkaLoss, MultipleNegativesRankingLoss
     from tqdm.auto import tqdm
 
-    from theorem_rag.embed import resolve_model_path
+    from theorem_rag.embed_models import resolve_model_path
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
