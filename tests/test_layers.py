@@ -23,7 +23,7 @@ LAYERS = [  # (layer, module prefixes), lowest first
          "theorem_rag.query_understanding", "theorem_rag.training"]),
     (3, ["theorem_rag.db"]),
     (4, ["theorem_rag.retrieval"]),
-    (5, ["theorem_rag.search", "theorem_rag.indexing", "theorem_rag.serving"]),
+    (5, ["theorem_rag.search", "theorem_rag.search_spaces", "theorem_rag.indexing", "theorem_rag.serving"]),
     (6, ["theorem_rag.cli", "theorem_rag.api", "theorem_rag.mcp_server", "theorem_rag.ui", "theorem_rag.widgets",
          "theorem_rag.tools", "theorem_rag.llamaindex_llm", "theorem_rag.eval"]),
 ]

@@ -11,10 +11,8 @@ from :class:`~theorem_rag.config.Settings` at the edges.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack
 
 from theorem_rag.config import Settings
@@ -22,21 +20,21 @@ from theorem_rag.errors import InputError
 from theorem_rag.filters import FilterKeywords, Filters
 from theorem_rag.query_understanding import QueryPlan
 from theorem_rag.records import Document, Hit, Neighbours, PaperHit, Theorem
+from theorem_rag.search_spaces import (
+    BuiltSpaces, IndexNotBuilt, check_space_maker, query_space_options, settings_embedder,
+)  # fmt: skip
 
 if TYPE_CHECKING:
-    from theorem_rag.db.vectors import VectorSpace
     from theorem_rag.retrieval.confidence import Assessment
     from theorem_rag.retrieval.options import RankingOptions
     from theorem_rag.retrieval.retriever import TheoremRetriever
     from theorem_rag.retrieval.store_protocol import Store
 
-log = logging.getLogger(__name__)
+__all__ = ["IndexNotBuilt", "Results", "TheoremSearch", "check_space_maker"]
 
 H = TypeVar("H", Hit, PaperHit)
-
-
-class IndexNotBuilt(RuntimeError):
-    """The vector space searched has no vectors yet: run ``theorem-rag index build`` first."""
+# The name benchmarks/experiments/2026-12-06-research-panel/variants.py imports.
+_query_space = query_space_options
 
 
 @dataclass(frozen=True)
@@ -93,8 +91,7 @@ class TheoremSearch:
             raise InputError(f"query_space {query_space!r} needs the query_embedder whose model made it")
         self.max_k = max_k
         self.ranking = replace(ranking or RankingOptions(), **options)
-        self._built: set[str] = set()
-        self._built_generation: int | None = None  # the index's change marker when _built was checked
+        self._built = BuiltSpaces()
         # Any k up to max_k may be asked for: the retriever pools at least that many and reranks that deep.
         pool = self.ranking.pool if self.ranking.pool is None else max(self.ranking.pool, max_k)
         self.retriever = TheoremRetriever(
@@ -131,7 +128,7 @@ class TheoremSearch:
         spaces = store.spaces()
         backend = backend_for_space(s.embed_backend, spaces if s.embed_backend == AUTO else [],
                                     space_name(s.embed_model, s.embed_field), s.embed_model)  # fmt: skip
-        embedder = _embedder(s, s.embed_model, backend)
+        embedder = settings_embedder(s, s.embed_model, backend)
         ranking = RankingOptions(
             k=s.k, pool=s.candidate_pool, ef_search=s.ef_search, iterative_scan=s.iterative_scan, hybrid=s.hybrid,
             rrf_k=s.rrf_k, fusion=s.fusion, reranker=build_reranker(s.reranker, api_base=s.llm_api_base),
@@ -142,7 +139,7 @@ class TheoremSearch:
                                   "ranking": ranking, **overrides}  # fmt: skip
         if "query_space" not in overrides:
             extra_spaces = kwargs.get("extra_spaces", kwargs["ranking"].extra_spaces)
-            kwargs.update(_query_space(s, store, spaces, kwargs["space"], extra_spaces))
+            kwargs.update(query_space_options(s, store, spaces, kwargs["space"], extra_spaces))
         return cls(store, embedder, **kwargs)
 
     def with_options(self, **overrides: Any) -> TheoremSearch:
@@ -172,28 +169,8 @@ class TheoremSearch:
         return k
 
     def _check_built(self) -> None:
-        # Once per call: another process may have changed the index since (new documents, a space's index kind or
-        # vectors); the store's change marker says so, and what was checked is checked again.
-        generation = self.store.refresh()
-        if generation != self._built_generation:
-            self._built, self._built_generation = set(), generation
-        for space in (self.space, *self.retriever.extra_spaces):
-            if space in self._built:  # vectors are only removed by a rebuild or deletion, which the marker shows
-                continue
-            try:
-                built = self.store.count_vectors(space) > 0
-            except ValueError:
-                built = False
-            if not built:
-                field = space.rsplit("_", 1)[-1]
-                raise IndexNotBuilt(
-                    f"the index has no vectors in space {space!r}: run `theorem-rag index build --embed-field {field}`"
-                )
-            check_space_maker(self.store.space(space), self.embedder)
-            self._built.add(space)
-        if self.query_space and self.query_space not in self._built:
-            check_space_maker(self.store.space(self.query_space), self.query_embedder)
-            self._built.add(self.query_space)
+        self._built.check(self.store, (self.space, *self.retriever.extra_spaces), self.embedder, self.query_space,
+                          self.query_embedder)
 
     def query_embedder_for(self, query: str) -> Any:
         """The embedder a search for ``query`` embeds it with: the query model's for a query in words when this
@@ -393,67 +370,6 @@ class TheoremSearch:
 
     def close(self) -> None:
         self.store.close()
-
-
-def _query_space(s: Settings, store: Store, spaces: Sequence[VectorSpace], space: str,
-                 extra_spaces: Sequence[str]) -> dict[str, Any]:  # fmt: skip
-    """The query space of the settings' search (``query_space`` and ``query_embedder``) when ``query_model`` names
-    another model whose space of the same field as ``space`` the index has (among ``spaces``), with as many vectors,
-    or with the vectors of every informal statement (``formal_in_base``: the formal ones, Lean declarations, are in
-    ``space`` alone; ``index build`` embeds them there only); else nothing."""
-    from theorem_rag.db.table_names import space_name
-    from theorem_rag.embed import resolve_model_path
-    from theorem_rag.embed_onnx import AUTO, backend_for_space
-
-    by_name = {sp.name: sp for sp in spaces}
-    if not s.query_model or s.query_model == s.embed_model or extra_spaces or space not in by_name:
-        return {}
-    name = space_name(s.query_model, by_name[space].field)
-    if name == space or name not in by_name:
-        return {}
-    have, need = store.count_vectors(name), store.count_vectors(space)
-    formal_in_base = have < need and have == need - store.count_formal()
-    if have < need and not formal_in_base:
-        if have:
-            log.warning("vector space %s has %d of the %d vectors of %s: queries in words search %s until "
-                        "`theorem-rag index build --embed-model %s` completes it", name, have, need, space, space,
-                        s.query_model)  # fmt: skip
-        return {}
-    try:
-        resolve_model_path(s.query_model)
-    except ImportError as e:
-        log.warning("queries in words search %s: %s (or set THEOREM_RAG_QUERY_MODEL='')", space, e)
-        return {}
-    backend = backend_for_space(s.embed_backend, list(spaces) if s.embed_backend == AUTO else [], name,
-                                s.query_model)  # fmt: skip
-    return {"query_space": name, "query_embedder": _embedder(s, s.query_model, backend),
-            "formal_in_base": formal_in_base}
-
-
-def _embedder(s: Settings, model: str, backend: str) -> Any:
-    """The settings' :class:`~theorem_rag.embed.Embedder` of ``model`` run by ``backend`` (ONNX exports cached
-    under the data folder)."""
-    from theorem_rag.embed import Embedder
-
-    return Embedder(model, doc_instruction=s.doc_instruction, query_instruction=s.query_instruction,
-                    batch_size=s.embed_batch_size, backend=backend, cache_dir=Path(s.data_dir) / "onnx",
-                    max_tokens=s.embed_max_tokens)  # fmt: skip
-
-
-def check_space_maker(space: VectorSpace, embedder: Any) -> None:
-    """An InputError when ``space`` was filled by another model or backend than ``embedder`` runs: its vectors and
-    the query's would not be comparable. The message says what to set or run instead."""
-    model, backend = getattr(embedder, "model_name", None), getattr(embedder, "backend", None)
-    if space.made_by(model, backend):
-        return
-    other_model = bool(space.model and model and space.model != model)
-    setting = f"THEOREM_RAG_EMBED_BACKEND={space.backend}" + (f" THEOREM_RAG_EMBED_MODEL={space.model}" if other_model else "")
-    command = f"theorem-rag index build --reembed --embed-backend {backend}" + (f" --embed-model {model}" if other_model else "")
-    raise InputError(
-        f"vector space {space.name!r} holds vectors of {space.model or 'an unrecorded model'} run by the "
-        f"{space.backend} backend, but this search embeds queries with {model} on {backend}; vectors of two models "
-        f"or backends are never compared. Search with {setting}, or re-embed the space: `{command}`"
-    )
 
 
 def _confidence(hit: Hit | PaperHit) -> float | None:

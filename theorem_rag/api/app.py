@@ -157,7 +157,7 @@ def create_app(
     'planetmath:CantorsTheorem'
     """
     from theorem_rag.db.connection import StoreUnavailable
-    from theorem_rag.search import IndexNotBuilt
+    from theorem_rag.search_spaces import IndexNotBuilt
 
     if request_timeout < 0:
         raise ValueError(f"request_timeout must be 0 (no limit) or positive, got {request_timeout}")

@@ -200,7 +200,8 @@ def premise_head_command(eval_dir, queries, seed, no_eval_exclusion, clear, data
     proofs near the statement cite (training split of the proof references only)."""
     from theorem_rag.db.connection import StoreUnavailable
     from theorem_rag.errors import InputError
-    from theorem_rag.search import IndexNotBuilt, TheoremSearch
+    from theorem_rag.search import TheoremSearch
+    from theorem_rag.search_spaces import IndexNotBuilt
     from theorem_rag.training.pairs import EvalExclusions
 
     engine = TheoremSearch.from_settings(settings_from(database_url=database_url, table=table, data_dir=data_dir,

@@ -38,7 +38,8 @@ def search(query, k, sources, kinds, papers, categories, formal, paper_level, pr
     """Search the index for QUERY (natural language, keywords or LaTeX)."""
     from theorem_rag.db.connection import StoreUnavailable
     from theorem_rag.errors import InputError
-    from theorem_rag.search import IndexNotBuilt, TheoremSearch
+    from theorem_rag.search import TheoremSearch
+    from theorem_rag.search_spaces import IndexNotBuilt
 
     s = settings_from(database_url=database_url, table=table, data_dir=data_dir, embed_model=embed_model,
                       embed_field=embed_field, hybrid=False if no_hybrid else None)  # fmt: skip

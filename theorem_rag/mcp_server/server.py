@@ -65,7 +65,7 @@ def _tool_errors() -> Iterator[None]:
     with a clear message; any other exception propagates, and the SDK reports it as an internal error without its
     text."""
     from theorem_rag.db.connection import StoreUnavailable
-    from theorem_rag.search import IndexNotBuilt
+    from theorem_rag.search_spaces import IndexNotBuilt
 
     try:
         yield

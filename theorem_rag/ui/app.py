@@ -55,7 +55,7 @@ def _gradio() -> Any:
 def _user_errors() -> tuple[type[BaseException], ...]:
     """What a search can raise that the user should read as a message rather than a crash."""
     from theorem_rag.db.connection import StoreUnavailable
-    from theorem_rag.search import IndexNotBuilt
+    from theorem_rag.search_spaces import IndexNotBuilt
 
     return (InputError, IndexNotBuilt, StoreUnavailable)
 
