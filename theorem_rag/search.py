@@ -148,8 +148,7 @@ class TheoremSearch:
 
         >>> latex_only = search.with_options(space="minilm_l6_v2_latex", hybrid=False)   # doctest: +SKIP
         """
-        from theorem_rag.retrieval.options import RANKING_OPTIONS
-        from theorem_rag.retrieval.retriever import drops_query_space
+        from theorem_rag.retrieval.options import RANKING_OPTIONS, drops_query_space
 
         # the embedders as they are now (a server wraps them in batchers after construction)
         kept = {"space": self.space, "max_k": self.max_k, "ranking": self.ranking, "query_space": self.query_space,

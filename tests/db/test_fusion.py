@@ -68,3 +68,26 @@ def test_the_default_fusion_and_a_wrong_one(tiny_search):
         tiny_search.with_options(fusion="scores")
     with pytest.raises(ValidationError):
         Settings(fusion="borda")
+
+
+def test_the_retriever_calls_its_fusion_helpers_through_its_own_module(tiny_search, monkeypatch):
+    """Experiments replace ``fusion_score`` and ``matched_share`` on the retriever module by setattr
+    (benchmarks/experiments/2026-12-06-research-panel/variants.py): defined in ``candidates``, they must still be
+    looked up there when the retriever calls them."""
+    from theorem_rag.retrieval import retriever as r
+
+    calls = {"fusion_score": 0, "matched_share": 0}
+
+    def counted(name):
+        real = getattr(r, name)
+
+        def spy(arg):
+            calls[name] += 1
+            return real(arg)
+
+        return spy
+
+    for name in calls:
+        monkeypatch.setattr(r, name, counted(name))
+    tiny_search.with_options(understand=False).search(QUERIES[0], k=5)  # a long query: its full-text weight is a share
+    assert calls["fusion_score"] > 0 and calls["matched_share"] == 1

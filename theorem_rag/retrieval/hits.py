@@ -1,13 +1,14 @@
 """What a ranking becomes once ranked: hits with their evidence and confidence, hits without the statement a premise
-query is, and hits as LlamaIndex nodes (:class:`~theorem_rag.retrieval.retriever.TheoremRetriever` and the vector
-store adapter both hand nodes out)."""
+query is, hits as LlamaIndex nodes (:class:`~theorem_rag.retrieval.retriever.TheoremRetriever` and the vector
+store adapter both hand nodes out), and hits reordered by a reranker that takes nodes."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 try:
-    from llama_index.core.schema import NodeWithScore, TextNode
+    from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('theorem_rag.retrieval needs LlamaIndex: pip install "theorem-rag[index]"') from err
 
@@ -57,6 +58,23 @@ def hit_to_node(hit: Hit) -> NodeWithScore:
     node = TextNode(id_=t.id, text=text, metadata=metadata, excluded_embed_metadata_keys=list(metadata))
     return NodeWithScore(node=node, score=hit.score)
 
+
+def rerank_hits(reranker: Any, text: str, hits: list[Hit]) -> list[Hit]:
+    """``hits`` in the order ``reranker`` (a LlamaIndex ``BaseNodePostprocessor``) gives them for the query
+    ``text``, with its scores and ranks from 1: every one of them, whatever the reranker's own ``top_n``."""
+    nodes = [hit_to_node(h) for h in hits]
+    if getattr(reranker, "top_n", len(nodes)) < len(nodes):
+        # The cut to k happens in the retriever: a reranker built with a smaller top_n must not cap the result. A
+        # copy per call (not a change to the shared one, which other threads use); loaded first, so the copy
+        # shares the model instead of loading its own.
+        if callable(getattr(reranker, "load", None)):
+            reranker.load()
+        reranker = reranker.model_copy(update={"top_n": len(nodes)})
+    by_id = {h.theorem_id: h for h in hits}
+    ranked = reranker.postprocess_nodes(nodes, query_bundle=QueryBundle(text))
+    return [
+        replace(by_id[n.node.node_id], score=float(n.score or 0.0), rank=i) for i, n in enumerate(ranked, 1)
+    ]
 
 def _same_text(a: str, b: str) -> bool:
     return " ".join(a.split()) == " ".join(b.split())

@@ -1,6 +1,7 @@
 """How a :class:`~theorem_rag.retrieval.retriever.TheoremRetriever` ranks: the fusion's weights and depth, and
 :class:`RankingOptions`, every ranking option as one value that ``TheoremSearch``, ``with_options`` and
-``as_retriever`` pass on whole.
+``as_retriever`` pass on whole, and whether options changed to another space leave the query space behind
+(:func:`drops_query_space`).
 
 >>> RankingOptions().depth == FUSION_DEPTH, "lexical_weights" in RANKING_OPTIONS
 (True, True)
@@ -8,8 +9,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from llama_index.core.postprocessor.types import BaseNodePostprocessor
@@ -74,3 +76,13 @@ class RankingOptions:
 
 
 RANKING_OPTIONS = tuple(f.name for f in fields(RankingOptions))
+
+
+def drops_query_space(space: str, overrides: Mapping[str, Any]) -> bool:
+    """Whether a search over ``space`` derived with ``overrides`` drops its query space: a query space stands in for
+    its search's own space only, so a search over another space has none unless the overrides name one.
+
+    >>> drops_query_space("minilm_slogan", {"space": "minilm_latex"}), drops_query_space("minilm_slogan", {"k": 5})
+    (True, False)
+    """
+    return overrides.get("space", space) != space and "query_space" not in overrides

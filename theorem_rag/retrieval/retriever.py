@@ -15,7 +15,7 @@ import asyncio
 import re
 from collections.abc import Mapping
 from concurrent.futures import wait
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 try:
@@ -24,7 +24,6 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('TheoremRetriever needs LlamaIndex: pip install "theorem-rag[index]"') from err
 
-from theorem_rag.db.lexical_sql import EXACT_NAME_BOOST
 from theorem_rag.db.dense import DEFAULT_POOL
 from theorem_rag.errors import InputError
 from theorem_rag.filters import Filters
@@ -33,17 +32,18 @@ from theorem_rag.query_understanding import QueryPlan, understand
 from theorem_rag.query_understanding.lean import is_lean_notation
 from theorem_rag.records import Hit, PaperHit
 from theorem_rag.retrieval.background import in_background
+# fusion_score and matched_share are called through this module's names: experiments patch them here (setattr).
+from theorem_rag.retrieval.candidates import LEXICAL_TOP, Found, fusion_score, matched_share, put_first
 from theorem_rag.retrieval.fusion import check_fusion, fuse
-from theorem_rag.retrieval.hits import hit_to_node, with_confidence, without_statement
+from theorem_rag.retrieval.hits import hit_to_node, rerank_hits, with_confidence, without_statement
 from theorem_rag.retrieval import options
-from theorem_rag.retrieval.options import FORMULA_WEIGHT, RANKING_OPTIONS, RankingOptions
+from theorem_rag.retrieval.options import FORMULA_WEIGHT, RANKING_OPTIONS, RankingOptions, drops_query_space
+from theorem_rag.retrieval.papers import rank_papers
 from theorem_rag.retrieval.premise_head import TEXT_DEPTH, PremiseHead, rerank
-from theorem_rag.retrieval.routing import PROMOTED, Routing, did_you_mean, route
+from theorem_rag.retrieval.routing import Routing, did_you_mean, route
 from theorem_rag.retrieval.store_protocol import Store
 from theorem_rag.retrieval.tie_breaks import FORMULA_DEPTH, NAME_DEPTH, tie_breaks
 
-# A hit among the first this many of a full-text ranking counts as found by full-text search (for confidence).
-LEXICAL_TOP = 10
 # What a retriever ranks for: statements matching the query ("search"), or the results a proof of the query is
 # likely to use ("premises": the query embedded as a premise query, no query understanding, the statement itself
 # left out).
@@ -53,76 +53,7 @@ _STATEMENT_ID = re.compile(r"[a-z][a-z0-9_-]*:[^\s$\\{}]+")
 # What LlamaIndex's BaseRetriever itself takes; with_options passes them on.
 _BASE_OPTIONS = ("callback_manager", "object_map", "objects", "verbose")
 
-@dataclass
-class _Found:
-    """What one search gathers before fusion: the rankings and their weights, the full-text hits, the best cosine
-    per statement in the query's own space, the query's routing and the share of its words no statement has."""
-
-    rankings: list[list[Hit]] = field(default_factory=list)
-    weights: list[float] = field(default_factory=list)
-    lexical: list[Hit] = field(default_factory=list)
-    cosine: dict[str, float] = field(default_factory=dict)
-    routing: Routing = field(default_factory=Routing)
-    unknown: float = 0.0
-
-    def note_cosines(self, ranking: list[Hit]) -> None:
-        """Keep each statement's best cosine among the dense rankings (for confidence)."""
-        for h in ranking:
-            self.cosine[h.theorem_id] = max(self.cosine.get(h.theorem_id, -1.0), h.score)
-
-    def add(self, ranking: list[Hit], weight: float) -> None:
-        self.rankings.append(ranking)
-        self.weights.append(weight)
-
-
-def fusion_score(hit: Hit) -> float:
-    """A hit's score as the fusion scales it: a full-text score less the exact-name boost. A statement named as the
-    query goes first anyway; left in, the boost (10 on a scale of about 1) made the best score ten times the rest
-    and min-max scaling squashed every other candidate's full-text part towards 0.
-
-    >>> fusion_score(Hit("a", EXACT_NAME_BOOST + 0.5, lexical_rank=1)), fusion_score(Hit("b", 0.9, dense_rank=1))
-    (0.5, 0.9)
-    """
-    if hit.lexical_rank is not None and hit.score >= EXACT_NAME_BOOST:
-        return hit.score - EXACT_NAME_BOOST
-    return hit.score
-
-
-def matched_share(ranking: list[Hit]) -> float:
-    """How much of a long query the best statement of its full-text ranking holds: that statement's score, the share
-    of the query's rare words (by IDF) it contains (at most 1); 1 when it is named as the query. A full-text ranking
-    whose best match holds a third of the query is a weak witness, and weighs so, as a formula ranking weighs the
-    share of the query's formula its best statement has. On every dev set side by side (one index, one run):
-    unseen papers MRR@20 0.747 -> 0.753, research 0.798 -> 0.802, the others unchanged
-    (benchmarks/experiments/2026-12-06-unseen).
-
-    >>> matched_share([Hit("a", 0.4, lexical_rank=1), Hit("b", 0.3, lexical_rank=2)]), matched_share([])
-    (0.4, 1.0)
-    """
-    if not ranking or ranking[0].score >= EXACT_NAME_BOOST:
-        return 1.0
-    return min(1.0, max(ranking[0].score, 0.0))
-
-
-def drops_query_space(space: str, overrides: Mapping[str, Any]) -> bool:
-    """Whether a search over ``space`` derived with ``overrides`` drops its query space: a query space stands in for
-    its search's own space only, so a search over another space has none unless the overrides name one.
-
-    >>> drops_query_space("minilm_slogan", {"space": "minilm_latex"}), drops_query_space("minilm_slogan", {"k": 5})
-    (True, False)
-    """
-    return overrides.get("space", space) != space and "query_space" not in overrides
-
-
-def _in_order(ids: list[str], position: Mapping[str, int]) -> list[str]:
-    """``ids`` in the order of a ranking (``position``: id -> place), those it lacks last in their own order.
-
-    >>> _in_order(["c", "a", "b"], {"a": 0, "b": 1})
-    ['a', 'b', 'c']
-    """
-    return sorted(ids, key=lambda x: (position.get(x, len(position)), ids.index(x)))
-
-
+__all__ = ["LEXICAL_TOP", "MODES", "TheoremRetriever", "drops_query_space", "fusion_score", "matched_share"]
 
 
 class TheoremRetriever(BaseRetriever):
@@ -279,7 +210,7 @@ class TheoremRetriever(BaseRetriever):
             hits = self._search(plan, embedding, depth, filters)
         else:
             hits = self._search(plan, embedding, max(depth, min(3 * k, self.rerank_depth)), filters)
-            hits = self._rerank(text, hits)
+            hits = rerank_hits(self.reranker, text, hits)
         if self.premises:
             kept = without_statement(hits, text, exclude)
             if head is not None:
@@ -321,22 +252,6 @@ class TheoremRetriever(BaseRetriever):
                 return embed(text)
         return model.get_query_embedding(text)
 
-    def _rerank(self, text: str, hits: list[Hit]) -> list[Hit]:
-        nodes = [hit_to_node(h) for h in hits]
-        reranker = self.reranker
-        if getattr(reranker, "top_n", len(nodes)) < len(nodes):
-            # The cut to k happens in _ranked: a reranker built with a smaller top_n must not cap the result. A
-            # copy per call (not a change to the shared one, which other threads use); loaded first, so the copy
-            # shares the model instead of loading its own.
-            if callable(getattr(reranker, "load", None)):
-                reranker.load()
-            reranker = reranker.model_copy(update={"top_n": len(nodes)})
-        by_id = {h.theorem_id: h for h in hits}
-        ranked = reranker.postprocess_nodes(nodes, query_bundle=QueryBundle(text))
-        return [
-            replace(by_id[n.node.node_id], score=float(n.score or 0.0), rank=i) for i, n in enumerate(ranked, 1)
-        ]
-
     def _search(self, plan: QueryPlan, embedding: list[float] | None, k: int, filters: Filters) -> list[Hit]:
         understanding = self.understand and not self.premises
         text = plan.original
@@ -354,36 +269,16 @@ class TheoremRetriever(BaseRetriever):
         # A statement named exactly as the query (its name, a recorded alias, or the Lean name the name look-up
         # found) is a look-up: it goes first; so do the statements query understanding routes to (the declarations
         # whose Lean name ends with the query, the paper asked for, the definition asked for).
-        routing = found.routing
-        exact = {h.theorem_id for h in found.lexical if h.score >= EXACT_NAME_BOOST} | set(routing.named)
-        scores = dict(fused)
-        top = max(scores.values(), default=0.0)
-        # Names ending with the query, and definitions of the term asked for (the best of them): by the fused
-        # ranking (candidates it missed last, in the look-up's order).
-        position = {x: i for i, (x, _) in enumerate(fused)}
-        name_ends, promoted = (_in_order(ids, position) for ids in (routing.name_ends, routing.promote))
-        front = list(dict.fromkeys([*(x for x, _ in fused if x in exact), *routing.named, *name_ends, *routing.front,
-                                    *promoted[:PROMOTED]]))  # fmt: skip
-        fused = [(x, scores.get(x, top)) for x in front] + [x for x in fused if x[0] not in set(front)]
+        exact = found.exact()
+        fused, front = put_first(fused, exact, found.routing)
+        front_set = set(front)
         # The name tie-break looks at the first NAME_DEPTH places whatever k is, so the first hits do not depend on k.
         fused = fused[: max(k, NAME_DEPTH, FORMULA_DEPTH if plan.formula else 0) if understanding else k]
-        d_rank = {h.theorem_id: h.dense_rank for h in found.rankings[0]}
-        l_rank: dict[str, int | None] = {}
-        for h in found.lexical:
-            l_rank.setdefault(h.theorem_id, h.lexical_rank)
-        hits = [
-            Hit(tid, score, rank=i, dense_rank=d_rank.get(tid), lexical_rank=l_rank.get(tid))
-            for i, (tid, score) in enumerate(fused, 1)
-        ]
-        lexical_top = {h.theorem_id for h in found.lexical if (h.lexical_rank or 99) <= LEXICAL_TOP}
-        front_set = set(front)
-        hits = self.store.hydrate(hits)
+        hits = self.store.hydrate(found.hits(fused))
         if understanding:
-            hits = tie_breaks(self.store, plan, routing, hits, k, front_set, exact)
-        lexical: dict[str, float] = {}
-        for h in found.lexical:
-            lexical[h.theorem_id] = max(lexical.get(h.theorem_id, h.score), h.score)
-        return with_confidence(hits, found.cosine, lexical_top, front_set, found.unknown, lexical)
+            hits = tie_breaks(self.store, plan, found.routing, hits, k, front_set, exact)
+        return with_confidence(hits, found.cosine, found.lexical_top(), front_set, found.unknown,
+                               found.lexical_scores())
 
     def _lexical_weight(self, query: str, space: str, ranking: list[Hit]) -> float:
         """Weight of the full-text ranking of ``query`` in the fusion: (short, long, long against the query space)
@@ -400,10 +295,10 @@ class TheoremRetriever(BaseRetriever):
                                        filters=filters, ef_search=self.ef_search, iterative_scan=self.iterative_scan)
 
     def _gather(self, plan: QueryPlan, embedding: list[float] | None, space: str, model: Any, depth: int, k: int,
-                filters: Filters, understanding: bool) -> _Found:  # fmt: skip
+                filters: Filters, understanding: bool) -> Found:  # fmt: skip
         """The rankings to fuse for ``plan``: per text searched, the dense ranking of each space and (hybrid) the
         full-text one; a formula query's formula ranking; with the query's routing and unknown-word share."""
-        found = _Found()
+        found = Found()
         texts = list(plan.texts)
         # With parallel_text the first text's full-text query, the routing's look-ups and the count of unknown
         # words run on connections of their own while the query is embedded and the dense side searched (none
@@ -480,19 +375,7 @@ class TheoremRetriever(BaseRetriever):
         several good ones break ties between papers. Statements are ranked without the reranker.
         """
         hits = self._search(self._planned(query), None, statements, self._filters(filters))
-        groups: dict[str, list[Hit]] = {}
-        for h in hits:
-            groups.setdefault(h.doc_id or "", []).append(h)
-        scored = [
-            (doc, sum(h.score / 2**i for i, h in enumerate(group[:per_paper])), tuple(group[:per_paper]))
-            for doc, group in groups.items()
-        ]
-        scored.sort(key=lambda x: (-x[1], x[2][0].rank))
-        docs = self.store.get_documents([doc for doc, _, _ in scored[:k]])
-        return [
-            PaperHit(doc, score, rank=i, document=docs.get(doc), hits=group)
-            for i, (doc, score, group) in enumerate(scored[:k], 1)
-        ]
+        return rank_papers(self.store, hits, k, per_paper)
 
 
 def _option(name: str) -> property:
