@@ -2,7 +2,8 @@
 
 - :func:`reference`: one line for agents, with the stable id (``Lemma 10.20.1 [stacks:00DV], ..., url``).
 - :func:`citation`: one line for a reader (``Stacks Project, Lemma 10.20.1 (Tag 00DV)``).
-- :func:`source_cite`: the ``\\cite`` the source itself asks for (Stacks: ``\\cite[Tag 00DV]{stacks-project}``).
+- :func:`source_cite`: the ``\\cite`` the source itself asks for (Stacks: ``\\cite[Tag 00DV]{stacks-project}``;
+  a Lean declaration: its full name in the mathlib paper, ``\\cite[\\texttt{Nat.Prime.two\\_le}]{mathlib}``).
 - :func:`bibtex`: the BibTeX entry that ``\\cite`` needs (the Stacks project's own entry, a paper's from its
   metadata with the arXiv id, a PlanetMath entry with its url, the books').
 - :func:`markdown`: a Markdown link.
@@ -20,13 +21,24 @@
   howpublished = {\\url{https://stacks.math.columbia.edu}},
   year         = {2026},
 }
+
+A Lean declaration is cited by its full name in the paper the mathlib community asks for:
+
+>>> lean = Theorem(id="mathlib:Nat.Prime.two_le", source="mathlib", kind="theorem", name="Nat.Prime.two_le",
+...                body_latex="theorem Nat.Prime.two_le {p : ℕ} (hp : p.Prime) : 2 ≤ p", doc_id="mathlib-module:M",
+...                url="https://github.com/leanprover-community/mathlib4/blob/54df8a3/Mathlib/Data/Nat/Prime/Defs.lean#L40",
+...                meta={"language": "lean", "lean_kind": "theorem", "module": "Mathlib.Data.Nat.Prime.Defs"})
+>>> citation(lean)
+'Mathlib, theorem Nat.Prime.two_le (Mathlib.Data.Nat.Prime.Defs), https://github.com/leanprover-community/mathlib4/blob/54df8a3/Mathlib/Data/Nat/Prime/Defs.lean#L40'
+>>> source_cite(lean), bibtex(lean).splitlines()[0]
+('\\\\cite[\\\\texttt{Nat.Prime.two\\\\_le}]{mathlib}', '@inproceedings{mathlib,')
 """
 
 from __future__ import annotations
 
 import re
 
-from theorem_rag.records import Document, Theorem
+from theorem_rag.records import Document, Theorem, is_lean
 
 SOURCE_LABELS = {
     "stacks": "Stacks Project",
@@ -36,6 +48,7 @@ SOURCE_LABELS = {
     "hott": "HoTT Book",
     "lebl-ra": "Lebl, Basic Analysis",
     "cring": "CRing Project",
+    "mathlib": "Mathlib",
 }
 
 # The works behind the corpora, as their authors ask to be cited (the Stacks entry is the project's own).
@@ -60,6 +73,12 @@ _WORKS = {
     "cring": ("misc", "cring-project", [
         ("author", "{The CRing Project contributors}"), ("title", "The CRing Project"),
         ("howpublished", r"\url{https://github.com/aisejohan/cring}"), ("year", "2013")]),
+    # the paper the mathlib community asks users to cite (its README)
+    "mathlib": ("inproceedings", "mathlib", [
+        ("author", "{The mathlib Community}"), ("title", "The {L}ean Mathematical Library"),
+        ("booktitle", "Proceedings of the 9th ACM SIGPLAN International Conference on Certified Programs and Proofs"),
+        ("series", "CPP 2020"), ("pages", "367--381"), ("publisher", "ACM"), ("year", "2020"),
+        ("doi", "10.1145/3372885.3373824")]),
 }  # fmt: skip
 
 
@@ -69,11 +88,18 @@ def clean_title(title: str) -> str:
 
 
 def heading(theorem: Theorem) -> str:
-    """``Lemma 10.18.2 (Nakayama)``: kind, number and name as plain text.
+    """``Lemma 10.18.2 (Nakayama)``: kind, number and name as plain text; a Lean declaration as Lean says it,
+    its kind and full name (``theorem Nat.Prime.two_le``).
 
     >>> heading(Theorem(id="x", source="s", kind="theorem", body_latex="b", doc_id="d", name="Cantor"))
     'Theorem (Cantor)'
+    >>> heading(Theorem(id="mathlib:Nat.Prime.two_le", source="mathlib", kind="theorem", body_latex="", doc_id="d",
+    ...                 name="Nat.Prime.two_le", meta={"language": "lean", "lean_kind": "theorem"}))
+    'theorem Nat.Prime.two_le'
     """
+    if is_lean(theorem):
+        meta = theorem.meta or {}
+        return f"{meta.get('lean_kind') or theorem.kind} {theorem.name or theorem.id.split(':', 1)[-1]}"
     parts = [theorem.kind.capitalize()]
     if theorem.number:
         parts.append(theorem.number)
@@ -125,6 +151,10 @@ def citation(theorem: Theorem, document: Document | None = None) -> str:
     tag = stacks_tag(theorem)
     if tag:
         return f"Stacks Project, {what} (Tag {tag})"
+    if is_lean(theorem):
+        module = (theorem.meta or {}).get("module")
+        where = f", {theorem.url}" if safe_url(theorem.url) else ""
+        return f"{SOURCE_LABELS['mathlib']}, {what}" + (f" ({module})" if module else "") + where
     if theorem.source in SOURCE_LABELS:
         title = f", {clean_title(document.title)}" if document is not None and document.title else ""
         where = f", {theorem.url}" if safe_url(theorem.url) else ""
@@ -161,6 +191,8 @@ def _arxiv_id(document: Document | None) -> str | None:
 
 def bibtex_key(theorem: Theorem, document: Document | None = None) -> str:
     """The key :func:`source_cite` and :func:`bibtex` use."""
+    if is_lean(theorem):
+        return _WORKS["mathlib"][1]
     if theorem.source in _WORKS:
         return _WORKS[theorem.source][1]
     if theorem.source == "planetmath":
@@ -180,9 +212,23 @@ def source_cite(theorem: Theorem, document: Document | None = None) -> str:
     tag = stacks_tag(theorem)
     if tag:
         return f"\\cite[Tag {tag}]{{{key}}}"
+    if is_lean(theorem):
+        return f"\\cite[\\texttt{{{_tex_escape(theorem.name or theorem.id.split(':', 1)[-1])}}}]{{{key}}}"
     if theorem.source == "planetmath":
         return f"\\cite{{{key}}}"
     return f"\\cite[{heading(theorem) if theorem.number else theorem.kind.capitalize()}]{{{key}}}"
+
+
+def _tex_escape(text: str) -> str:
+    r"""Text set in LaTeX as written: ``Nat.Prime.two_le`` -> ``Nat.Prime.two\_le``.
+
+    >>> print(_tex_escape("a_b#c&d%e$f{g}h~i^j\\k"))
+    a\_b\#c\&d\%e\$f\{g\}h\textasciitilde{}i\textasciicircum{}j\textbackslash{}k
+    """
+    out = text.replace("\\", "\0")
+    for c in "_#&%${}":
+        out = out.replace(c, "\\" + c)
+    return out.replace("~", r"\textasciitilde{}").replace("^", r"\textasciicircum{}").replace("\0", r"\textbackslash{}")
 
 
 def _bib_escape(value: str) -> str:
@@ -211,8 +257,9 @@ def bibtex(theorem: Theorem, document: Document | None = None) -> str:
     """The BibTeX entry for :func:`source_cite`: the work's own entry for the corpora, a paper's from its
     metadata (``eprint`` and ``archivePrefix`` when it has an arXiv id), a PlanetMath entry with its url."""
     key = bibtex_key(theorem, document)
-    if theorem.source in _WORKS:
-        kind, _, fields = _WORKS[theorem.source]
+    work = "mathlib" if is_lean(theorem) else theorem.source
+    if work in _WORKS:
+        kind, _, fields = _WORKS[work]
         return _entry(kind, key, fields)
     if theorem.source == "planetmath":
         name = theorem.name or (document.title if document is not None else "") or theorem.id.split(":", 1)[-1]

@@ -165,6 +165,20 @@ class Theorem:
 _RECORD_FIELDS = tuple(f.name for f in fields(Theorem) if f.name != "formula_keys")
 
 
+def is_lean(theorem: Theorem) -> bool:
+    """Whether a record is a Lean declaration: the Lean adapter gives each ``meta["language"] == "lean"`` and its
+    ``meta["lean_kind"]`` (``theorem``, ``def``, ``instance``, ...); either one says so.
+
+    >>> is_lean(Theorem(id="mathlib:a", source="mathlib", kind="theorem", body_latex="", doc_id="d",
+    ...                 meta={"lean_kind": "theorem"}))
+    True
+    >>> is_lean(Theorem(id="stacks:00DV", source="stacks", kind="lemma", body_latex="", doc_id="d"))
+    False
+    """
+    meta = theorem.meta or {}
+    return meta.get("language") == "lean" or bool(meta.get("lean_kind"))
+
+
 @dataclass(frozen=True)
 class Document:
     """A paper, book chapter or encyclopedia entry that statements belong to."""

@@ -77,3 +77,24 @@ def test_the_proof_is_lean_code_collapsed_and_a_definition_says_so():
     assert "<summary>Definition</summary>" in card and ">used by 3</a>" in card
     assert '<span class="trag-kind trag-kind-definition">def <code class="trag-lean-name">Nat.Prime</code>' in card
     assert "trag-doc" not in card and "docs \u2197" not in card  # no docstring, no documentation link
+
+
+def test_a_lean_declaration_is_cited_by_its_full_name_in_the_mathlib_paper():
+    from theorem_rag.citations import bibtex, citation, heading, markdown, source_cite
+    from theorem_rag.ui.cards import link_label, source_label
+    from theorem_rag.ui.lint import source_group
+
+    assert heading(LEAN) == "theorem le_trans''"
+    assert citation(LEAN) == f"Mathlib, theorem le_trans'' (Mathlib.Order.Basic), {SOURCE}"
+    assert markdown(LEAN).endswith(f"]({SOURCE})")
+    # one entry for every declaration, the paper the mathlib community asks users to cite; the name set as written
+    assert source_cite(LEAN) == r"\cite[\texttt{le\_trans''}]{mathlib}"
+    entry = bibtex(LEAN)
+    assert entry.startswith("@inproceedings{mathlib,") and "The {L}ean Mathematical Library" in entry
+    assert "10.1145/3372885.3373824" in entry
+    # a declaration the adapter generated (an instance's name) is cited the same way
+    generated = Theorem(id="mathlib:instFooBar", source="mathlib", kind="definition", doc_id="m", body_latex="",
+                        name="instFooBar", meta={"language": "lean", "lean_kind": "instance"})
+    assert source_cite(generated) == r"\cite[\texttt{instFooBar}]{mathlib}"
+    assert source_label("mathlib") == "Mathlib" and link_label(LEAN, SOURCE) == "Mathlib"
+    assert source_group("mathlib") == "mathlib"

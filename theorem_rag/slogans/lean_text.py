@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from theorem_rag.records import Theorem
+from theorem_rag.records import Theorem, is_lean
 from theorem_rag.slogans.latex_text import latex_to_text
 from theorem_rag.slogans.lean_words import CAMEL_WORDS, KIND_WORDS, NAME_WORDS, PROPOSITIONS, SYMBOLS, WHOLE_WORDS
 
@@ -51,16 +51,6 @@ _KEYWORD = re.compile(r"^\s*(?:class\s+(?:abbrev|inductive)|theorem|lemma|def|ab
                       r"inductive|field|constructor|axiom|opaque)\s+\S+")  # fmt: skip
 _OPEN = {"(": ")", "{": "}", "[": "]", "⦃": "⦄", "⟨": "⟩"}
 _GENERIC_MODULES = frozenset("Basic Defs Lemmas Instances Main Common Lemma Def Mathlib".split())
-
-
-def is_lean(theorem: Theorem) -> bool:
-    """Whether a record is a Lean declaration (the Lean adapter gives each its ``meta["lean_kind"]``).
-
-    >>> is_lean(Theorem(id="mathlib:a", source="mathlib", kind="theorem", body_latex="", doc_id="d",
-    ...                 meta={"lean_kind": "theorem"}))
-    True
-    """
-    return bool((theorem.meta or {}).get("lean_kind"))
 
 
 def name_words(name: str, *, hypotheses: bool = True) -> str:

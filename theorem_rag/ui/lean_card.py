@@ -20,7 +20,7 @@ import html
 import re
 
 from theorem_rag.citations import safe_url
-from theorem_rag.records import Theorem
+from theorem_rag.records import Theorem, is_lean
 from theorem_rag.ui.latex_html import statement_html
 
 DOC_CHARS = 1_500
@@ -39,11 +39,6 @@ _INLINE = [
     (re.compile(r"(?<![\w_])_(?![\s_])(.+?)(?<![\s_])_(?![\w_])"), r"<em>\1</em>"),
 ]
 _LINK = re.compile(r"\[([^\[\]]+)\]\(([^()\s]+)\)")
-
-
-def is_lean(theorem: Theorem) -> bool:
-    """Whether a record is a Lean declaration (its adapter says ``meta["language"] == "lean"``)."""
-    return (theorem.meta or {}).get("language") == "lean"
 
 
 def _code(text: str) -> str:
