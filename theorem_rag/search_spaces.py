@@ -26,6 +26,7 @@ from theorem_rag.errors import InputError
 if TYPE_CHECKING:
     from theorem_rag.config import Settings
     from theorem_rag.db.vectors import VectorSpace
+    from theorem_rag.embed import Embedder
     from theorem_rag.retrieval.store_protocol import Store
 
 # The search's own logger: what it says about the query space is configured and read as before.
@@ -44,8 +45,8 @@ class BuiltSpaces:
         self.spaces: set[str] = set()
         self.generation: int | None = None  # the index's change marker when ``spaces`` was checked
 
-    def check(self, store: Store, spaces: Sequence[str], embedder: Any, query_space: str | None = None,
-              query_embedder: Any = None) -> None:  # fmt: skip
+    def check(self, store: Store, spaces: Sequence[str], embedder: Embedder, query_space: str | None = None,
+              query_embedder: Embedder | None = None) -> None:  # fmt: skip
         """:class:`IndexNotBuilt` when one of ``spaces`` has no vectors; an InputError (:func:`check_space_maker`)
         when one holds vectors of another model or backend than ``embedder`` runs, or ``query_space`` than
         ``query_embedder`` runs."""
@@ -108,7 +109,7 @@ def query_space_options(s: Settings, store: Store, spaces: Sequence[VectorSpace]
             "formal_in_base": formal_in_base}
 
 
-def settings_embedder(s: Settings, model: str, backend: str) -> Any:
+def settings_embedder(s: Settings, model: str, backend: str) -> Embedder:
     """The settings' :class:`~theorem_rag.embed.Embedder` of ``model`` run by ``backend`` (ONNX exports cached
     under the data folder)."""
     from theorem_rag.embed import Embedder
@@ -118,7 +119,7 @@ def settings_embedder(s: Settings, model: str, backend: str) -> Any:
                     max_tokens=s.embed_max_tokens)  # fmt: skip
 
 
-def check_space_maker(space: VectorSpace, embedder: Any) -> None:
+def check_space_maker(space: VectorSpace, embedder: Embedder) -> None:
     """An InputError when ``space`` was filled by another model or backend than ``embedder`` runs: its vectors and
     the query's would not be comparable. The message says what to set or run instead."""
     model, backend = getattr(embedder, "model_name", None), getattr(embedder, "backend", None)

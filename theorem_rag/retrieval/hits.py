@@ -5,9 +5,9 @@ store adapter both hand nodes out), and hits reordered by a reranker that takes 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 try:
+    from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError('theorem_rag.retrieval needs LlamaIndex: pip install "theorem-rag[index]"') from err
@@ -59,7 +59,7 @@ def hit_to_node(hit: Hit) -> NodeWithScore:
     return NodeWithScore(node=node, score=hit.score)
 
 
-def rerank_hits(reranker: Any, text: str, hits: list[Hit]) -> list[Hit]:
+def rerank_hits(reranker: BaseNodePostprocessor, text: str, hits: list[Hit]) -> list[Hit]:
     """``hits`` in the order ``reranker`` (a LlamaIndex ``BaseNodePostprocessor``) gives them for the query
     ``text``, with its scores and ranks from 1: every one of them, whatever the reranker's own ``top_n``."""
     nodes = [hit_to_node(h) for h in hits]
