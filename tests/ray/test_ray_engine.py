@@ -137,7 +137,11 @@ def test_ray_build_equals_local_build_in_every_space(local_ray, pg_dsn):
         _build("local", pg_dsn, "ray_eq_local", *some, "--embed-model", ADAPTED_MODEL)
         assert on_ray.count_vectors(query_space) == local.count_vectors(query_space) == 8
 
+        graphs = {s: _hnsw_oid(s, space) for s in (on_ray, local)}
         outputs = {engine: _build(engine, pg_dsn, f"ray_eq_{engine}") for engine in ("ray", "local")}
+        # 43 new vectors into a space of 8, more than REBUILD_SHARE of it: each engine drops the HNSW index before
+        # the writes and builds it again over all 51 (a new relation), instead of inserting 43 times into the graph
+        assert all(_hnsw_oid(s, space) not in (None, oid) for s, oid in graphs.items())
         for out in outputs.values():
             assert (f"space {space}: 51 statements (43 new, 0 updated, 8 unchanged, 0 removed) in 6 documents; "
                     "slogans 8 cached, 43 written, 0 failed; 43 embedded") in out
@@ -177,6 +181,12 @@ def test_a_failed_ray_first_load_builds_its_indexes_on_the_way_out(local_ray, pg
         assert store.deferred_indexes() == []
         assert {n: d for n, (d, _) in after.items()} == {n: d for n, (d, _) in before.items()}
         assert any(after[n][1] != before[n][1] for n in before)  # dropped by the first load, built again
+
+
+def _hnsw_oid(store, space: str) -> int | None:
+    """The object id of ``space``'s HNSW index (a new one when it was built again), None when it has none."""
+    with store.connection() as conn:
+        return conn.execute("SELECT to_regclass(%s)::oid", [store.names.hnsw_index(space)]).fetchone()[0]
 
 
 def _indexes(store) -> dict[str, tuple[str, int]]:

@@ -28,6 +28,16 @@ _INDEX_EXTRA = 'pip install "theorem-rag[index]"'
 REBUILD_SHARE = 0.25
 
 
+def drop_index_before_adding(store: Any, space: str, adding: int) -> bool:
+    """Drop ``space``'s HNSW index when ``adding`` new vectors are more than :data:`REBUILD_SHARE` of those it holds,
+    for the build to make it again over every vector once they are written; whether it was dropped. Both builds, the
+    local one and Ray's, call this before they write."""
+    if adding > REBUILD_SHARE * store.count_vectors(space) and store.has_index(space):
+        store.drop_index(space)
+        return True
+    return False
+
+
 @dataclass
 class IndexReport:
     """What a build did, with wall times per step in seconds."""
@@ -259,8 +269,8 @@ def build_index(
     hashes = {tid: embed_hash(text, instruction, tokens) for tid, text in texts.items()}
     missing = set(store.ids_missing_vectors(space, hashes))
     todo = [t for t in theorems if t.id in missing]
-    if build_hnsw and len(todo) > REBUILD_SHARE * store.count_vectors(space) and store.has_index(space):
-        store.drop_index(space)  # built again below over every vector at once
+    if build_hnsw:
+        drop_index_before_adding(store, space, len(todo))  # built again below over every vector at once
     vector_store = TheoremVectorStore.from_store(store, space=space)
     pipeline = IngestionPipeline(transformations=[_embed_step(embedder, progress)], vector_store=vector_store)
     for i in range(0, len(todo), batch_size):

@@ -29,7 +29,13 @@ from typing import Any
 
 from corpus_build.ray_engine import init_ray
 from theorem_rag.embed_onnx import backend_for_space
-from theorem_rag.indexing.ingest import IndexReport, check_maker, prune_stale, slogans_to_store
+from theorem_rag.indexing.ingest import (
+    IndexReport,
+    check_maker,
+    drop_index_before_adding,
+    prune_stale,
+    slogans_to_store,
+)
 from theorem_rag.records import Document, Theorem
 
 STAGES = ("write", "slogans", "embed", "vectors")
@@ -237,6 +243,8 @@ def build_index_ray(
         if reembed:
             store.reset_space(space, embed_model, embed_backend)
         del probe
+        if build_hnsw:  # the statements without a vector in the space yet (the workers learn of changed slogans)
+            drop_index_before_adding(store, space, len({t.id for t in theorems} - set(store.vector_ids(space))))
         report.seconds["documents"] = time.perf_counter() - t0
 
         # into an empty index: the bulk path of a first load, the secondary indexes built once after the pipeline
