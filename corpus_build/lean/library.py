@@ -95,14 +95,18 @@ def generate_translations(files: list[LeanFile], dictionaries: dict[str, Diction
         if decl is None:
             counts[f"{t.attribute}: source not found"] += 1
             continue
+        kept = {"direction": decl.extra["direction"]} if "direction" in decl.extra else {}  # of an `↔`'s alias
         new = replace(decl, name=tgt, namespace=tgt.rpartition(".")[0], body="", doc=t.doc or None,
-                      attributes=[], extra={"generated": t.attribute, "generated_from": src})
+                      attributes=[], extra={"generated": t.attribute, "generated_from": src, **kept})
         known[tgt] = new
         added.setdefault(k, []).append((decl, new))
         counts[f"{t.attribute}: generated"] += 1
     for k, new in added.items():
         for source, d in new:
             d.statement = translate_statement(source.statement, pairs[d.extra["generated"]], d.extra["generated"])
+            if source.alias_of:  # `@[to_additive] alias foo := bar`: the translation is an alias of bar's translation
+                target = resolve(source.alias_of, source.namespace, source.opens, known) or source.alias_of
+                d.alias_of = "_root_." + pairs[d.extra["generated"]].get(target, target)
         _insert_after(files[k], new)
 
 

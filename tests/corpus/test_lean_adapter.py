@@ -278,6 +278,28 @@ def test_instances_and_to_additive_get_the_names_lean_gives(tmp_path: Path):
     assert report["lean"]["generated or named by the library"]["to_additive: generated"] == 2
 
 
+
+ALIASES = """namespace MyMonoid
+@[to_additive] theorem mul_comm' [MyMonoid M] (a b : M) : a * b = b * a := sorry
+@[to_additive] alias mul_comm'' := mul_comm'
+@[to_additive] theorem mul_eq_one_iff [MyMonoid M] (a b : M) : a * b = 1 ↔ b * a = 1 := sorry
+@[to_additive] alias ⟨mul_eq_one_mp, mul_eq_one_mpr⟩ := mul_eq_one_iff
+end MyMonoid
+"""
+
+
+def test_an_additive_alias_states_what_the_additive_target_states(tmp_path: Path):
+    """`@[to_additive] alias foo := bar`: Lean makes the additive foo an alias of the additive bar, so its statement
+    is bar's in additive notation, and one direction of an `↔` stays that direction."""
+    records, _, _ = _parse(tmp_path, {"Mathlib/Algebra/Groups.lean": GROUPS, "Mathlib/Algebra/Aliases.lean": ALIASES})
+    body = {i.split(":", 1)[1]: r["body_latex"] for i, r in records.items()}
+    assert body["MyAddMonoid.add_comm''"] == "theorem MyAddMonoid.add_comm'' [MyAddMonoid M] (a b : M) : a + b = b + a"
+    assert body["MyAddMonoid.add_eq_zero_mp"] == (
+        "theorem MyAddMonoid.add_eq_zero_mp : the → direction of theorem MyAddMonoid.add_eq_zero_iff [MyAddMonoid M] "
+        "(a b : M) : a + b = 0 ↔ b + a = 0")
+    assert body["MyAddMonoid.add_eq_zero_mpr"].startswith("theorem MyAddMonoid.add_eq_zero_mpr : the ← direction of ")
+
+
 def test_the_module_system_hides_what_is_not_public(tmp_path: Path):
     records, report, _ = _parse(tmp_path, {"Mathlib/Logic/Private.lean": MODULE_PRIVATE})
     assert sorted(records) == ["mathlib:in_public_section", "mathlib:is_public"]
