@@ -92,6 +92,13 @@ def test_a_lean_declaration_is_cited_by_its_full_name_in_the_mathlib_paper():
     entry = bibtex(LEAN)
     assert entry.startswith("@inproceedings{mathlib,") and "The {L}ean Mathematical Library" in entry
     assert "10.1145/3372885.3373824" in entry
+    from pybtex.database import parse_string
+
+    parsed = parse_string(entry, "bibtex").entries["mathlib"]
+    assert parsed.fields["year"] == "2020" and parsed.type == "inproceedings"
+    # the card copies \cite with its entry, as a LaTeX statement's card does
+    card = _card()
+    assert ">BibTeX</button>" in card and 'data-copy="\\cite[\\texttt{le\\_trans&#x27;&#x27;}]{mathlib}' in card
     # a declaration the adapter generated (an instance's name) is cited the same way
     generated = Theorem(id="mathlib:instFooBar", source="mathlib", kind="definition", doc_id="m", body_latex="",
                         name="instFooBar", meta={"language": "lean", "lean_kind": "instance"})

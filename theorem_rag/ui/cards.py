@@ -172,22 +172,19 @@ def _neighbour_links(theorem: Theorem, used_by: int | None) -> str:
 
 
 def _copy_buttons(theorem: Theorem, document: Document | None) -> str:
+    latex = f"{source_cite(theorem, document)}\n\n{bibtex(theorem, document)}\n"
+    bib = (f'<button class="trag-copy trag-copy-bib" type="button" data-copy="{_attr(latex)}" '
+           f'title="Copy \\cite and its BibTeX entry">BibTeX</button>')  # fmt: skip
+    md = (f'<button class="trag-copy trag-copy-md" type="button" data-copy="{_attr(markdown(theorem, document))}" '
+          f'title="Copy a Markdown link">Markdown</button>')  # fmt: skip
     if is_lean(theorem):  # what a proof needs: the name to `exact`/`apply`, or the statement to restate
         return (f'<button class="trag-copy" type="button" data-copy="{_attr(theorem.name or theorem.id)}" '
                 f'title="Copy the full name">Name</button>'
                 f'<button class="trag-copy" type="button" data-copy="{_attr(theorem.body_latex)}" '
-                f'title="Copy the Lean statement">Statement</button>'
-                f'<button class="trag-copy trag-copy-md" type="button" '
-                f'data-copy="{_attr(markdown(theorem, document))}" title="Copy a Markdown link">Markdown</button>')
+                f'title="Copy the Lean statement">Statement</button>' + bib + md)  # fmt: skip
     cite = citation(theorem, document)
-    latex = f"{source_cite(theorem, document)}\n\n{bibtex(theorem, document)}\n"
-    return (
-        f'<button class="trag-copy" type="button" data-copy="{_attr(cite)}" title="Copy the citation">Copy</button>'
-        f'<button class="trag-copy trag-copy-bib" type="button" data-copy="{_attr(latex)}" '
-        f'title="Copy \\cite and its BibTeX entry">BibTeX</button>'
-        f'<button class="trag-copy trag-copy-md" type="button" data-copy="{_attr(markdown(theorem, document))}" '
-        f'title="Copy a Markdown link">Markdown</button>'
-    )
+    return (f'<button class="trag-copy" type="button" data-copy="{_attr(cite)}" title="Copy the citation">Copy</button>'
+            + bib + md)  # fmt: skip
 
 
 def _why(hit: Hit) -> str:
