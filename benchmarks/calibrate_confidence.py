@@ -20,7 +20,12 @@ are right is shown with "no close match". The odd half is held out: per set its 
 share of hits and misses flagged, and a reliability diagram (predicted confidence against the observed share of
 hits, in ten bins) are reported, as is the share of the nonsense probes (never fitted on) that are flagged.
 
-Writes theorem_rag/retrieval/data/confidence.json and benchmarks/results/probes/calibration.{json,md,png}.
+The first hit's evidence is what the search computed with the settings a server runs (``server_settings``), and
+the held-out answer is dropped from the very candidates that search measured its leads against (``--candidates
+served``; ``first-text``: 50 dense and 50 full-text candidates of the first text searched, as fitted before).
+
+Writes theorem_rag/retrieval/data/confidence.json (not with --dry-run) and calibration.{json,md,png} under --out
+(benchmarks/results/probes).
 
     THEOREM_RAG_DATA_DIR=/work/data/qu python benchmarks/calibrate_confidence.py --limit 300
 """
@@ -79,8 +84,38 @@ def without_answer(hits, dense: dict[str, float], lexical: dict[str, float], ans
             "lexical_lead": leads([top.theorem_id], lexical)[top.theorem_id], "unknown": float(top.unknown)}
 
 
+class Candidates:
+    """The dense cosines and full-text scores a search measured its hits' leads against, recorded as it ran (the
+    retriever's ``with_confidence`` wrapped): the same pools, ``ef_search`` and texts (every text the query was
+    read as) that serving computes, so that a held-out answer is dropped from what a user's search would have seen."""
+
+    def __init__(self) -> None:
+        import theorem_rag.retrieval.retriever as retriever
+
+        self.last: tuple[dict[str, float], dict[str, float]] | None = None
+        self._module, self._original = retriever, retriever.with_confidence
+
+        def recording(hits, cosine, lexical_top, named, unknown=0.0, lexical=None):
+            self.last = (dict(cosine), dict(lexical or {}))
+            return self._original(hits, cosine, lexical_top, named, unknown, lexical)
+
+        retriever.with_confidence = recording
+
+    def close(self) -> None:
+        """The retriever as it was."""
+        self._module.with_confidence = self._original
+
+    def search(self, search, query: str, k: int) -> tuple[list, dict[str, float], dict[str, float]]:
+        """``search.search(query, k)`` with the candidates it measured against (empty when it measured none)."""
+        self.last = None
+        hits = search.search(query, k)
+        dense, lexical = self.last or ({}, {})
+        return hits, dense, lexical
+
+
 def candidates(search, query: str) -> tuple[dict[str, float], dict[str, float]]:
-    """The dense and full-text candidates of the text the search searched first, as ``{id: score}``."""
+    """The dense and full-text candidates of the text the search searched first, as ``{id: score}``: what the fit
+    measured against before :class:`Candidates` (50 of each, the first text only), for ``--candidates first-text``."""
     from theorem_rag.query_understanding import understand
 
     text = understand(query).text
@@ -111,6 +146,7 @@ def main() -> None:
     from theorem_rag.record_files import read_records
     from theorem_rag.retrieval.confidence import Calibration
     from theorem_rag.search import TheoremSearch
+    from theorem_rag.serving.service import server_settings
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--eval-dir", type=Path, default=Path(os.environ.get("THEOREM_RAG_EVAL", ROOT.parent / "shared" / "eval")))
@@ -125,16 +161,24 @@ def main() -> None:
     ap.add_argument("--off-topic", type=Path, default=ROOT / "benchmarks" / "probes" / "off_topic.jsonl",
                     help="queries outside mathematics, fitted as misses (skipped when absent)")
     ap.add_argument("--nonsense", type=Path, default=ROOT / "benchmarks" / "probes" / "nonsense.jsonl")
+    ap.add_argument("--candidates", choices=("served", "first-text"), default="served",
+                    help="what a held-out answer is dropped from: the candidates the search measured its leads "
+                         "against (served), or 50 of each for the first text searched, as before (first-text)")
+    ap.add_argument("--dry-run", action="store_true", help="report only; leave the shipped confidence.json as it is")
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "probes",
+                    help="folder of the report (calibration.json, .md, .png)")
     args = ap.parse_args()
 
-    search = TheoremSearch.from_settings(Settings())
+    search = TheoremSearch.from_settings(server_settings(Settings()))
+    served = Candidates()
     rows = []  # {set, id, held_out, kind ("in" / "out" / "off-topic"), features, label}
     t0 = time.time()
     aliases = legacy_aliases(read_records(args.records).theorems) if args.records.is_dir() else {}
     paths = sorted(args.eval_dir.glob("*.jsonl")) + ([args.probes] if args.probes.is_file() else [])
     for path in paths:
         for q in resolve_ids(load_queries(path)[: args.limit], aliases):
-            hits = [h for h in search.search(q.query, 30) if h.theorem_id not in set(q.exclude)]
+            found, dense, lexical = served.search(search, q.query, 30)
+            hits = [h for h in found if h.theorem_id not in set(q.exclude)]
             if not hits:
                 continue
             answer = set(q.relevant)
@@ -142,7 +186,8 @@ def main() -> None:
             rows.append({**row, "kind": "in", "features": evidence(hits[0]),
                          "label": any(h.theorem_id in answer for h in hits[: args.target_depth]),
                          "hit5": any(h.theorem_id in answer for h in hits[:5])})
-            dense, lexical = candidates(search, q.query)
+            if args.candidates == "first-text" or not dense:
+                dense, lexical = candidates(search, q.query)
             gone = without_answer(hits, dense, lexical, answer | set(q.exclude))
             if gone is not None:
                 rows.append({**row, "kind": "out", "features": gone, "label": False, "hit5": False})
@@ -154,6 +199,7 @@ def main() -> None:
                 if hits:
                     rows.append({"set": args.off_topic.stem, "id": q["id"], "held_out": held_out(q["id"]),
                                  "kind": "off-topic", "features": evidence(hits[0]), "label": False, "hit5": False})
+    served.close()
     nonsense = [json.loads(line)["query"] for line in args.nonsense.read_text().splitlines() if line.strip()]
     nonsense_feats = [evidence(hits[0]) for hits in (search.search(q, 5) for q in nonsense) if hits]
     elapsed = time.time() - t0
@@ -180,7 +226,7 @@ def main() -> None:
     report = {
         "command": "python benchmarks/calibrate_confidence.py " + " ".join(
             f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()
-            if k in ("limit", "target_depth", "hit_flag_share")),
+            if k in ("limit", "target_depth", "hit_flag_share", "candidates")),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": f"{platform.node()} {platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}",
         "seconds": round(elapsed, 1),
@@ -211,11 +257,12 @@ def main() -> None:
         report["held_out"][name] = entry
     nf = sum(conf(x) < threshold for x in nonsense_feats)
     report["nonsense"] = {"n": len(nonsense), "flagged": nf, "share": round(nf / max(len(nonsense), 1), 4)}
-    OUT_JSON.write_text(json.dumps({**calib.__dict__, "fitted_by": report["command"], "date": report["date"],
-                                    "held_out_auc": report["held_out"].get("all", {}).get("auc"),
-                                    "held_out_hits_flagged": report["held_out"].get("all", {}).get("hits_flagged"),
-                                    "nonsense_flagged_share": report["nonsense"]["share"]}, indent=1) + "\n")
-    out = ROOT / "benchmarks" / "results" / "probes"
+    if not args.dry_run:
+        OUT_JSON.write_text(json.dumps({**calib.__dict__, "fitted_by": report["command"], "date": report["date"],
+                                        "held_out_auc": report["held_out"].get("all", {}).get("auc"),
+                                        "held_out_hits_flagged": report["held_out"].get("all", {}).get("hits_flagged"),
+                                        "nonsense_flagged_share": report["nonsense"]["share"]}, indent=1) + "\n")
+    out = args.out
     out.mkdir(parents=True, exist_ok=True)
     (out / "calibration.json").write_text(json.dumps(report, indent=1) + "\n")
     _plot(report, out / "calibration.png")

@@ -86,3 +86,41 @@ def test_evaluate_probes_sh(tiny: Path, tiny_index: Path, tmp_path: Path):
     for made in ("probes/eval/results.json", "probes/calibration.json", "probes/probe_table.md",
                  "probes/dev_table/results.json"):
         assert (tree / B / "results" / made).is_file(), made
+
+
+def test_the_calibration_measures_held_out_answers_against_what_the_search_measured(tiny: Path, tiny_index: Path,
+                                                                                    monkeypatch):  # fmt: skip
+    """Issue 54: the fit dropped a held-out answer from candidates of its own (50 of each ranking, the first text
+    searched) while serving measures a hit's leads against its search's pools; the recorded candidates are those."""
+    import importlib.util
+
+    from theorem_rag.config import Settings
+    from theorem_rag.retrieval.confidence import leads
+    from theorem_rag.search import TheoremSearch
+
+    spec = importlib.util.spec_from_file_location("calibrate_confidence", Path(B) / "calibrate_confidence.py")
+    calibrate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(calibrate)
+    monkeypatch.setenv("THEOREM_RAG_DATA_DIR", str(tiny_index))
+    search = TheoremSearch.from_settings(Settings())
+    served = calibrate.Candidates()
+    try:
+        queries = [json.loads(line)["query"] for line in (tiny / "eval" / "stacks_slogans_dev.jsonl").read_text()
+                   .splitlines() if line.strip()]  # fmt: skip
+        for query in queries:
+            hits, dense, lexical = served.search(search, query, 30)
+            assert hits and dense, query
+            top = hits[0]
+            floor = min(dense.values())
+            assert round(leads([top.theorem_id], dense, missing=floor)[top.theorem_id], 4) == top.dense_lead
+            assert round(leads([top.theorem_id], lexical)[top.theorem_id], 4) == top.lexical_lead
+            # with nothing held out, the held-out evidence is the hit's own
+            assert calibrate.without_answer(hits, dense, lexical, set())["dense_lead"] == pytest.approx(
+                top.dense_lead, abs=1e-4)
+    finally:
+        served.close()
+        search.close()
+    import theorem_rag.retrieval.retriever as retriever
+    from theorem_rag.retrieval.hits import with_confidence
+
+    assert retriever.with_confidence is with_confidence
