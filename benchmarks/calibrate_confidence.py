@@ -165,6 +165,8 @@ def main() -> None:
                     help="what a held-out answer is dropped from: the candidates the search measured its leads "
                          "against (served), or 50 of each for the first text searched, as before (first-text)")
     ap.add_argument("--dry-run", action="store_true", help="report only; leave the shipped confidence.json as it is")
+    ap.add_argument("--compare", type=Path, action="append", default=[],
+                    help="a confidence.json (another fit) scored on the same held-out rows, for a side-by-side")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "probes",
                     help="folder of the report (calibration.json, .md, .png)")
     args = ap.parse_args()
@@ -264,6 +266,21 @@ def main() -> None:
                  "held_out_answer_flagged": round(float((c[gone] < threshold).mean()), 4) if gone.any() else None,
                  "reliability": reliability(c, y)}  # fmt: skip
         report["held_out"][name] = entry
+    report["compared"] = {}
+    for path in args.compare:  # another fit on the same held-out rows: AUC per set, share of hits flagged
+        data = json.loads(path.read_text())
+        other = Calibration(**{k: float(data[k]) for k in calib.__dict__ if k in data})
+        score = {}
+        for name in sorted({r["set"] for r in check}) + ["all"]:
+            part = [r for r in check if name in ("all", r["set"])]
+            c = np.array([other.score(r["features"]["cosine"], bool(r["features"]["lexical"]),
+                                      bool(r["features"]["named"]), r["features"]["unknown"],
+                                      r["features"]["dense_lead"], r["features"]["lexical_lead"]) for r in part])
+            y = np.array([r["label"] for r in part], dtype=int)
+            score[name] = {"auc": round(float(roc_auc_score(y, c)), 4) if 0 < y.sum() < len(y) else None,
+                           "hits_flagged": round(float((c[y == 1] < other.threshold).mean()), 4) if y.sum() else None}
+        report["compared"][str(path)] = score
+        print(f"{path}: " + ", ".join(f"{k} AUC {v['auc']} flagged {v['hits_flagged']}" for k, v in score.items()))
     nf = sum(conf(x) < threshold for x in nonsense_feats)
     report["nonsense"] = {"n": len(nonsense), "flagged": nf, "share": round(nf / max(len(nonsense), 1), 4)}
     if not args.dry_run:
