@@ -18,7 +18,7 @@ from psycopg import sql
 
 from theorem_rag.cli import main
 from theorem_rag.db.store import TheoremStore
-from theorem_rag.embed import ADAPTED_MODEL
+from theorem_rag.config import ADAPTED_MODEL
 from theorem_rag.records import Hit
 from toy_corpus import write_toy
 
