@@ -224,8 +224,9 @@ def main() -> None:
     model = LogisticRegression(C=1.0, max_iter=2000).fit(X(fit), [r["label"] for r in fit], sample_weight=weight)
     calib = Calibration(**dict(zip(WEIGHTS, map(float, model.coef_[0]))), bias=float(model.intercept_[0]))
 
-    def conf(f: dict) -> float:
-        return calib.score(f["cosine"], bool(f["lexical"]), bool(f["named"]), f["unknown"], f["dense_lead"],
+    def conf(f: dict, fit: Calibration | None = None) -> float:
+        """The confidence ``fit`` (the one fitted here by default) gives a row's features."""
+        return (fit or calib).score(f["cosine"], bool(f["lexical"]), bool(f["named"]), f["unknown"], f["dense_lead"],
                            f["lexical_lead"])  # fmt: skip
 
     fit_hits = np.array([conf(r["features"]) for r in fit if r["label"]])
@@ -273,9 +274,7 @@ def main() -> None:
         score = {}
         for name in sorted({r["set"] for r in check}) + ["all"]:
             part = [r for r in check if name in ("all", r["set"])]
-            c = np.array([other.score(r["features"]["cosine"], bool(r["features"]["lexical"]),
-                                      bool(r["features"]["named"]), r["features"]["unknown"],
-                                      r["features"]["dense_lead"], r["features"]["lexical_lead"]) for r in part])
+            c = np.array([conf(r["features"], other) for r in part])
             y = np.array([r["label"] for r in part], dtype=int)
             score[name] = {"auc": round(float(roc_auc_score(y, c)), 4) if 0 < y.sum() < len(y) else None,
                            "hits_flagged": round(float((c[y == 1] < other.threshold).mean()), 4) if y.sum() else None}

@@ -99,12 +99,17 @@ def heading(theorem: Theorem) -> str:
     """
     if is_lean(theorem):
         meta = theorem.meta or {}
-        return f"{meta.get('lean_kind') or theorem.kind} {theorem.name or theorem.id.split(':', 1)[-1]}"
+        return f"{meta.get('lean_kind') or theorem.kind} {_lean_name(theorem)}"
     parts = [theorem.kind.capitalize()]
     if theorem.number:
         parts.append(theorem.number)
     out = " ".join(parts)
     return f"{out} ({theorem.name})" if theorem.name else out
+
+
+def _lean_name(theorem: Theorem) -> str:
+    """A Lean declaration's full name: its name, else its id without the source."""
+    return theorem.name or theorem.id.split(":", 1)[-1]
 
 
 def stacks_tag(theorem: Theorem) -> str | None:
@@ -189,12 +194,15 @@ def _arxiv_id(document: Document | None) -> str | None:
     return str(found) if found else None
 
 
+def _work(theorem: Theorem) -> str:
+    """The key of :data:`_WORKS` a statement is cited from when it has one: a Lean declaration's is mathlib's."""
+    return "mathlib" if is_lean(theorem) else theorem.source
+
+
 def bibtex_key(theorem: Theorem, document: Document | None = None) -> str:
     """The key :func:`source_cite` and :func:`bibtex` use."""
-    if is_lean(theorem):
-        return _WORKS["mathlib"][1]
-    if theorem.source in _WORKS:
-        return _WORKS[theorem.source][1]
+    if _work(theorem) in _WORKS:
+        return _WORKS[_work(theorem)][1]
     if theorem.source == "planetmath":
         return "planetmath-" + re.sub(r"[^A-Za-z0-9]+", "-", theorem.id.split(":", 1)[-1]).strip("-")
     first = (document.authors[0] if document is not None and document.authors else "") or theorem.doc_id
@@ -213,7 +221,7 @@ def source_cite(theorem: Theorem, document: Document | None = None) -> str:
     if tag:
         return f"\\cite[Tag {tag}]{{{key}}}"
     if is_lean(theorem):
-        return f"\\cite[\\texttt{{{_tex_escape(theorem.name or theorem.id.split(':', 1)[-1])}}}]{{{key}}}"
+        return f"\\cite[\\texttt{{{_tex_escape(_lean_name(theorem))}}}]{{{key}}}"
     if theorem.source == "planetmath":
         return f"\\cite{{{key}}}"
     return f"\\cite[{heading(theorem) if theorem.number else theorem.kind.capitalize()}]{{{key}}}"
@@ -257,9 +265,8 @@ def bibtex(theorem: Theorem, document: Document | None = None) -> str:
     """The BibTeX entry for :func:`source_cite`: the work's own entry for the corpora, a paper's from its
     metadata (``eprint`` and ``archivePrefix`` when it has an arXiv id), a PlanetMath entry with its url."""
     key = bibtex_key(theorem, document)
-    work = "mathlib" if is_lean(theorem) else theorem.source
-    if work in _WORKS:
-        kind, _, fields = _WORKS[work]
+    if _work(theorem) in _WORKS:
+        kind, _, fields = _WORKS[_work(theorem)]
         return _entry(kind, key, fields)
     if theorem.source == "planetmath":
         name = theorem.name or (document.title if document is not None else "") or theorem.id.split(":", 1)[-1]
