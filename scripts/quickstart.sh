@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the embedded defaults: install, parse the corpora into theorem records, write offline
 # slogans, embed them with the bundled MiniLM model and with math-minilm-v4 into the embedded PostgreSQL + pgvector,
-# and search. The first search comes as soon as the base model's space holds the Stacks Project; the other corpora,
-# the adapted space, the premise head and what only the app, the servers, evaluation and the tests need
-# (llama-cpp-python compiles for minutes) follow.
+# each statement's words alone with MiniLM, and search. The first search comes as soon as the base model's space
+# holds the Stacks Project; the other corpora, the adapted space, the words space, the premise head and what only the
+# app, the servers, evaluation and the tests need (llama-cpp-python compiles for minutes) follow.
 # Reruns are incremental: unchanged statements are neither re-sloganized nor re-embedded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +27,9 @@ $trag index build --records data/records
 # The space of math-minilm-v4 (MiniLM adapted to mathematics on these corpora, shipped in packages/): queries in
 # words search it; statement-shaped queries and premise search stay with the base model's space above.
 $trag index build --records data/records --embed-model math-minilm-v4
+# The words space: each statement's words alone, by the base model. A query in words reads its first candidates'
+# statements there (theorem_rag/retrieval/statement_words.py); later builds keep it in step.
+$trag index build --records data/records --embed-field statement
 # The premise head learns from the proof graph what proofs cite; the proofs of evaluation queries stay unread.
 if [ -d "$EVAL" ]; then $trag model premise-head --eval-dir "$EVAL"; else $trag model premise-head --no-eval-exclusion; fi
 $trag search "a local ring has a unique maximal ideal" -k 5

@@ -9,7 +9,9 @@ at most the number, join and multiplication commute).
 
 from __future__ import annotations
 
+import json
 import uuid
+from pathlib import Path
 
 from theorem_rag.records import Document, Theorem
 
@@ -71,6 +73,21 @@ def records() -> tuple[list[Theorem], list[Document]]:
                           meta={"module": m, "language": "lean"}) for m in MODULES.values()]  # fmt: skip
     documents.append(Document(id="planetmath:elementary", source="planetmath", title="Elementary facts"))
     return theorems, documents
+
+
+def write_record_folders(root: Path) -> None:
+    """The records as two folders of ``theorem-rag corpus parse`` output under ``root``: ``latex`` (the LaTeX
+    statements) and ``lean`` (the declarations), for builds that add mathlib after the LaTeX corpora."""
+    theorems, documents = records()
+    lean_docs = {d.id for d in documents if d.meta.get("language") == "lean"}
+    for name, part in (("latex", [t for t in theorems if t.doc_id not in lean_docs]),
+                       ("lean", [t for t in theorems if t.doc_id in lean_docs])):  # fmt: skip
+        folder = root / name
+        folder.mkdir()
+        docs = {t.doc_id for t in part}
+        (folder / "theorems.jsonl").write_text("".join(json.dumps(t.to_dict()) + "\n" for t in part))
+        (folder / "documents.jsonl").write_text("".join(json.dumps(d.to_dict()) + "\n" for d in documents
+                                                        if d.id in docs))  # fmt: skip
 
 
 def formal_search(dsn: str):

@@ -76,7 +76,9 @@ class Settings(BaseSettings):
     query_instruction: str | None = Field(
         None, description="Text prepended to every query before embedding; unset: the model's own (its "
         "theorem_rag.json), if it was trained with one; empty: none.")
-    embed_field: str = Field("slogan", description="What is embedded: 'slogan', 'latex' or 'both'.")
+    embed_field: str = Field("slogan", description="What is embedded: 'slogan', 'latex', 'both' or 'statement' (each "
+                             "statement's words alone: the words space, built by `index build --embed-field statement`, "
+                             "that a search in words reads its first candidates' statements with).")
     embed_max_tokens: int = Field(
         128, ge=0, description="Read at most this many tokens of a statement's text when embedding it for the index "
         "(queries are read to the model's own limit); 0: the model's own limit (256 for the base MiniLM; the adapted "

@@ -13,6 +13,7 @@ backend.
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
 from collections import OrderedDict
@@ -30,19 +31,30 @@ from theorem_rag.embed_onnx import check_backend
 from theorem_rag.errors import InputError
 from theorem_rag.records import Theorem, digest
 
-EMBED_FIELDS = ("slogan", "latex", "both")
+EMBED_FIELDS = ("slogan", "latex", "both", "statement")
+# A statement's words alone are read to the model's own limit (0), whatever limit the slogans are read to: cut at 128
+# tokens, the words space's reading of the first candidates gained 0.005 MRR@20 on the unseen papers and 0.007
+# Recall@20 on proof references, at 256 (MiniLM's own) 0.012 and 0.014 (benchmarks/experiments/
+# 2026-12-07-statement-words).
+FIELD_MAX_TOKENS = {"statement": 0}
 
-__all__ = ["EMBED_FIELDS", "MODEL_SETTINGS_FILE", "Embedder", "SentenceTransformerEmbedding", "embed_hash",
-           "embed_text_for", "instruction_of", "model_settings", "resolve_model_path"]
+__all__ = ["EMBED_FIELDS", "FIELD_MAX_TOKENS", "MODEL_SETTINGS_FILE", "Embedder", "SentenceTransformerEmbedding",
+           "embed_hash", "embed_text_for", "instruction_of", "max_tokens_for", "model_settings", "resolve_model_path"]
 
 
 def embed_text_for(theorem: Theorem, slogan: str | None, field: str) -> str:
-    """What gets embedded for ``theorem``: its slogan, its LaTeX (macros expanded when known), or both.
+    """What gets embedded for ``theorem``: its slogan, its LaTeX (macros expanded when known), both, or its
+    ``statement`` alone read into words (no name, label or section: what a reader of the statement compares a
+    query with; the words space of :mod:`theorem_rag.retrieval.statement_words`).
 
     A missing slogan falls back to the LaTeX, so no statement is left out of the index.
     """
     if field not in EMBED_FIELDS:
         raise InputError(f"embed field must be one of {', '.join(EMBED_FIELDS)}, not {field!r}")
+    if field == "statement":
+        from theorem_rag.slogans.offline import offline_slogan
+
+        return offline_slogan(theorem, context=False) or theorem.text.strip()
     latex = theorem.text.strip()
     slogan = (slogan or "").strip()
     if field == "latex" or not slogan:
@@ -50,6 +62,15 @@ def embed_text_for(theorem: Theorem, slogan: str | None, field: str) -> str:
     if field == "slogan":
         return slogan
     return f"{slogan}\n{latex}"
+
+
+def max_tokens_for(field: str, configured: int) -> int:
+    """The most tokens of a document of ``field`` a model reads: the field's own limit, else ``configured``.
+
+    >>> max_tokens_for("slogan", 128), max_tokens_for("statement", 128)
+    (128, 0)
+    """
+    return FIELD_MAX_TOKENS.get(field, configured)
 
 
 def embed_hash(text: str, instruction: str = "", max_tokens: int = 0) -> str:
@@ -179,6 +200,16 @@ class Embedder:
         if self.device == "cpu" and any(p.dtype != _float32() for p in model.parameters()):
             model = model.float()  # a model class that ignored the dtype argument
         return model
+
+    def reading(self, max_tokens: int) -> Embedder:
+        """This embedder reading documents up to ``max_tokens`` tokens (0: the model's own limit), the loaded model
+        and the query cache shared; itself when that is its limit already."""
+        if max_tokens == self.max_tokens:
+            return self
+        _ = self.onnx if self.backend == "onnx-int8" else self.model  # loaded once, then shared by the copy
+        other = copy.copy(self)
+        other.max_tokens = max_tokens
+        return other
 
     @property
     def hash_tokens(self) -> int:

@@ -21,7 +21,7 @@ from theorem_rag.filters import FilterKeywords, Filters
 from theorem_rag.query_understanding import QueryPlan
 from theorem_rag.records import Document, Hit, Neighbours, PaperHit, Theorem
 from theorem_rag.search_spaces import (
-    BuiltSpaces, IndexNotBuilt, check_space_maker, query_space_options, settings_embedder,
+    BuiltSpaces, IndexNotBuilt, check_space_maker, query_space_options, settings_embedder, words_space_of,
 )  # fmt: skip
 
 if TYPE_CHECKING:
@@ -80,6 +80,7 @@ class TheoremSearch:
         query_space: str | None = None,
         query_embedder: Any = None,
         formal_in_base: bool = False,
+        words_space: str | None = None,
         **options: Any,
     ) -> None:
         from theorem_rag.embed import SentenceTransformerEmbedding
@@ -99,12 +100,13 @@ class TheoremSearch:
                                                                                   rerank_depth=max_k),
             query_space=query_space,
             query_embed_model=SentenceTransformerEmbedding(query_embedder) if query_embedder is not None else None,
-            formal_in_base=formal_in_base,
+            formal_in_base=formal_in_base, words_space=words_space,
         )  # fmt: skip
         # the retriever decides whether the query space is one (not this search's own space)
         self.query_space = self.retriever.query_space
         self.query_embedder = query_embedder if self.query_space else None
         self.formal_in_base = self.retriever.formal_in_base
+        self.words_space = words_space
 
     @property
     def k(self) -> int:
@@ -140,6 +142,8 @@ class TheoremSearch:
         if "query_space" not in overrides:
             extra_spaces = kwargs.get("extra_spaces", kwargs["ranking"].extra_spaces)
             kwargs.update(query_space_options(s, store, spaces, kwargs["space"], extra_spaces))
+        if "words_space" not in overrides:
+            kwargs["words_space"] = words_space_of(s, store, spaces, embedder)
         return cls(store, embedder, **kwargs)
 
     def with_options(self, **overrides: Any) -> TheoremSearch:
@@ -152,7 +156,8 @@ class TheoremSearch:
 
         # the embedders as they are now (a server wraps them in batchers after construction)
         kept = {"space": self.space, "max_k": self.max_k, "ranking": self.ranking, "query_space": self.query_space,
-                "query_embedder": self.query_embedder, "formal_in_base": self.formal_in_base}  # fmt: skip
+                "query_embedder": self.query_embedder, "formal_in_base": self.formal_in_base,
+                "words_space": self.words_space}  # fmt: skip
         unknown = sorted(set(overrides) - {*kept, *RANKING_OPTIONS})
         if unknown:
             known = ", ".join([*kept, *RANKING_OPTIONS])
@@ -356,8 +361,9 @@ class TheoremSearch:
 
     def stats(self) -> dict[str, Any]:
         """Counts by source and whether the index is built, for health checks and the UI; ``query_space``: the space
-        queries in words search (None: the search's own space for every query)."""
-        return {**self.store.stats(self.space), "query_space": self.query_space}
+        queries in words search (None: the search's own space for every query); ``words_space``: the space whose
+        statements' words a query in words reads (None: none read)."""
+        return {**self.store.stats(self.space), "query_space": self.query_space, "words_space": self.words_space}
 
     def as_retriever(self, **kwargs: Any) -> TheoremRetriever:
         """The LlamaIndex retriever (``TheoremRetriever``) :meth:`search` ranks with, for query engines and agents.

@@ -109,6 +109,25 @@ def query_space_options(s: Settings, store: Store, spaces: Sequence[VectorSpace]
             "formal_in_base": formal_in_base}
 
 
+def words_space_of(s: Settings, store: Store, spaces: Sequence[VectorSpace], embedder: Embedder) -> str | None:
+    """The words space of the settings' embed model (each statement's body alone, read into words:
+    :mod:`~theorem_rag.retrieval.statement_words`) when the index has it, made by ``embedder``'s model and backend,
+    with a vector for every informal statement; else ``None`` (a search then reads no statement's words)."""
+    from theorem_rag.db.table_names import space_name
+    from theorem_rag.retrieval.statement_words import WORDS_FIELD
+
+    name = space_name(s.embed_model, WORDS_FIELD)
+    found = next((sp for sp in spaces if sp.name == name), None)
+    if found is None or not found.made_by(embedder.model_name, embedder.backend):
+        return None
+    have, need = store.count_vectors(name), store.count() - store.count_formal()
+    if have < need:
+        log.info("vector space %s has %d of the %d informal statements' vectors: no statement's words are read "
+                 "until `theorem-rag index build --embed-field statement` completes it", name, have, need)
+        return None
+    return name
+
+
 def settings_embedder(s: Settings, model: str, backend: str) -> Embedder:
     """The settings' :class:`~theorem_rag.embed.Embedder` of ``model`` run by ``backend`` (ONNX exports cached
     under the data folder)."""

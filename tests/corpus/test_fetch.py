@@ -183,7 +183,7 @@ def test_the_quickstart_fetches_the_corpora_when_shared_is_absent(mirror, tmp_pa
     assert (tmp_path / "steps.log").read_text().splitlines() == [
         "setup corpus,index", "index build --records data/records --source stacks", first,
         "index build --records data/records", "index build --records data/records --embed-model math-minilm-v4",
-        "model premise-head --no-eval-exclusion",
+        "index build --records data/records --embed-field statement", "model premise-head --no-eval-exclusion",
         first, "search 1-1 correspondence -k 3", "setup "]  # fmt: skip
     assert re.search(r"^first search after \d+m\d\ds$", proc.stdout, re.MULTILINE), proc.stdout
 

@@ -5,13 +5,12 @@ the base space beside it. Real models, a real PostgreSQL, the records of tests/f
 
 from __future__ import annotations
 
-import json
 import uuid
 
 import pytest
 from click.testing import CliRunner
 
-from formal_index import LATEX_IDS, LEAN_IDS, records
+from formal_index import LATEX_IDS, LEAN_IDS, write_record_folders
 
 pytestmark = [pytest.mark.db, pytest.mark.models]
 BASE_SPACE, QUERY_SPACE = "minilm_l6_v2_slogan", "math_minilm_v4_slogan"
@@ -24,16 +23,7 @@ def built(pg_dsn, tmp_path_factory):
     from theorem_rag.cli import main as cli
 
     root = tmp_path_factory.mktemp("formal")
-    theorems, documents = records()
-    lean_docs = {d.id for d in documents if d.meta.get("language") == "lean"}
-    for name, part in (("latex", [t for t in theorems if t.doc_id not in lean_docs]),
-                       ("lean", [t for t in theorems if t.doc_id in lean_docs])):  # fmt: skip
-        folder = root / name
-        folder.mkdir()
-        docs = {t.doc_id for t in part}
-        (folder / "theorems.jsonl").write_text("".join(json.dumps(t.to_dict()) + "\n" for t in part))
-        (folder / "documents.jsonl").write_text("".join(json.dumps(d.to_dict()) + "\n" for d in documents
-                                                        if d.id in docs))  # fmt: skip
+    write_record_folders(root)
     table = f"fb_{uuid.uuid4().hex[:8]}"
     env = {"THEOREM_RAG_DATABASE_URL": pg_dsn, "THEOREM_RAG_TABLE": table, "THEOREM_RAG_DATA_DIR": str(root),
            "THEOREM_RAG_EMBED_BACKEND": "torch"}  # fmt: skip

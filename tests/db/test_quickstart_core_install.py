@@ -84,5 +84,7 @@ def test_the_quickstart_searches_before_the_rest_is_installed(pg_dsn, tmp_path: 
     out = run("index", "build", "--records", str(RECORDS), *db)
     assert "51 statements (46 new, 0 updated, 5 unchanged, 0 removed)" in out and "46 embedded" in out
     run("index", "build", "--records", str(RECORDS), "--embed-model", "math-minilm-v4", *db)
+    run("index", "build", "--records", str(RECORDS), "--embed-field", "statement", *db)
     assert "fitted the premise head on 8 statements" in run("model", "premise-head", "--no-eval-exclusion", *db)
-    assert '"query_space": "math_minilm_v4_slogan"' in run("index", "stats", *db)
+    stats = run("index", "stats", *db)
+    assert '"query_space": "math_minilm_v4_slogan"' in stats and '"words_space": "minilm_l6_v2_statement"' in stats

@@ -110,8 +110,9 @@ def _build(engine: str, dsn: str, table: str, *extra: str) -> str:
 @pytest.mark.models
 def test_ray_build_equals_local_build_in_every_space(local_ray, pg_dsn):
     """The quickstart's builds, with each engine: two sources into the base model's space, the same into
-    math-minilm-v4's (the query space of queries in words), then every source with a plain ``index build``. Both
-    indexes hold the same statements, slogans and vectors in every space: on Ray too the query space follows."""
+    math-minilm-v4's (the query space of queries in words) and into the words space (each statement's words, read
+    whole), then every source with a plain ``index build``. Both indexes hold the same statements, slogans and
+    vectors in every space: on Ray too the query space and the words space follow."""
     from theorem_rag.config import ADAPTED_MODEL
     from theorem_rag.db.store import TheoremStore
     from theorem_rag.indexing.ray_build import RayBuildOptions, build_index_ray
@@ -119,6 +120,7 @@ def test_ray_build_equals_local_build_in_every_space(local_ray, pg_dsn):
     theorems, documents = _records()
     some = ["--source", "stacks", "--source", "planetmath"]
     space, query_space = space_name(DEFAULT_EMBED_MODEL, "slogan"), space_name(ADAPTED_MODEL, "slogan")
+    words_space = space_name(DEFAULT_EMBED_MODEL, "statement")
     with TheoremStore(pg_dsn, table="ray_eq_local") as local, TheoremStore(pg_dsn, table="ray_eq_ray") as on_ray:
         on_ray.migrate()
         before = _indexes(on_ray)
@@ -135,7 +137,10 @@ def test_ray_build_equals_local_build_in_every_space(local_ray, pg_dsn):
         _build("ray", pg_dsn, "ray_eq_ray", *some, "--embed-model", ADAPTED_MODEL)
         _build("local", pg_dsn, "ray_eq_local", *some)
         _build("local", pg_dsn, "ray_eq_local", *some, "--embed-model", ADAPTED_MODEL)
+        for engine in ("ray", "local"):
+            _build(engine, pg_dsn, f"ray_eq_{engine}", *some, "--embed-field", "statement")
         assert on_ray.count_vectors(query_space) == local.count_vectors(query_space) == 8
+        assert on_ray.count_vectors(words_space) == local.count_vectors(words_space) == 8
 
         graphs = {s: _hnsw_oid(s, space) for s in (on_ray, local)}
         outputs = {engine: _build(engine, pg_dsn, f"ray_eq_{engine}") for engine in ("ray", "local")}
@@ -147,8 +152,10 @@ def test_ray_build_equals_local_build_in_every_space(local_ray, pg_dsn):
                     "slogans 8 cached, 43 written, 0 failed; 43 embedded") in out
             assert (f"space {query_space}: 51 statements (0 new, 0 updated, 51 unchanged, 0 removed) in 6 documents; "
                     "slogans 51 cached, 0 written, 0 failed; 43 embedded") in out
-        assert [sp.name for sp in on_ray.spaces()] == [sp.name for sp in local.spaces()] == sorted([space, query_space])
-        for name in (space, query_space):
+            assert f"space {words_space}: 51 statements" in out and out.count("43 embedded") == 3
+        assert [sp.name for sp in on_ray.spaces()] == [sp.name for sp in local.spaces()] == sorted(
+            [space, query_space, words_space])  # fmt: skip
+        for name in (space, query_space, words_space):
             ids_a, th_a, sl_a, vec_a = _state(local, name)
             ids_b, th_b, sl_b, vec_b = _state(on_ray, name)
             assert ids_b == ids_a and len(ids_a) == 51, name

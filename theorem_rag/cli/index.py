@@ -21,8 +21,9 @@ db_options = [
     click.option("--data-dir", type=click.Path(path_type=Path), envvar="THEOREM_RAG_DATA_DIR",
                  help="Folder of the embedded server's data."),  # fmt: skip
     click.option("--embed-model", envvar="THEOREM_RAG_EMBED_MODEL", help="sentence-transformers model name or path."),
-    click.option("--embed-field", type=click.Choice(["slogan", "latex", "both"]), envvar="THEOREM_RAG_EMBED_FIELD",
-                 help="What is embedded."),  # fmt: skip
+    click.option("--embed-field", type=click.Choice(["slogan", "latex", "both", "statement"]),
+                 envvar="THEOREM_RAG_EMBED_FIELD", help="What is embedded ('statement': each statement's words alone, "
+                 "the words space that searches in words read; later builds keep it in step)."),  # fmt: skip
 ]
 
 
@@ -99,10 +100,10 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, embed_backen
         _require_ray()  # before the database is opened
     search = TheoremSearch.from_settings(s)
     if engine == "ray":
-        # The same spaces as the local build below: the query model's space follows the records too.
-        query = (search.query_space, search.query_embedder) if search.query_space else None
+        # The same spaces as the local build below: the query model's space and the words space follow the records.
+        following = _following_spaces(s, search)
         search.close()
-        _build_on_ray(s, theorems, documents, limit, reembed, ray_batch_size, embed_actors, slogan_tasks, query)
+        _build_on_ray(s, theorems, documents, limit, reembed, ray_batch_size, embed_actors, slogan_tasks, following)
         return
     writer = build_slogan_writer(s.slogan_writer, api_base=s.llm_api_base, context=s.slogan_context,
                                  concurrency=s.llm_concurrency, max_retries=s.llm_max_retries,
@@ -114,19 +115,32 @@ def build(records_dirs, jsonl_files, sources, limit, slogan_writer, embed_backen
     except InputError as e:
         raise click.ClickException(str(e)) from e
     click.echo(report.summary())
-    if search.query_space:
-        # The query model's space (queries in words search it) follows the records too, or it would miss the new ones;
-        # it holds the informal statements, the formal ones are in the base space alone (ingest.informal_part).
-        informal, informal_documents = informal_part(theorems, documents)
-        if not informal and not informal_documents:
-            return
+    # The query model's space (queries in words search it) and the words space, once built, follow the records too,
+    # or they would miss the new ones; they hold the informal statements, the formal ones are in the base space alone
+    # (ingest.informal_part).
+    informal, informal_documents = informal_part(theorems, documents)
+    if not informal and not informal_documents:
+        return
+    for space, embedder, field in _following_spaces(s, search):
         try:
-            report = build_index(search.store, search.query_embedder, informal, informal_documents, writer=writer,
-                                 space=search.query_space, field=s.embed_field, reembed=reembed, prune=not limit,
-                                 dense_index=s.dense_index)  # fmt: skip
+            report = build_index(search.store, embedder, informal, informal_documents, writer=writer, space=space,
+                                 field=field, reembed=reembed, prune=not limit, dense_index=s.dense_index)  # fmt: skip
         except InputError as e:
             raise click.ClickException(str(e)) from e
         click.echo(report.summary())
+
+
+def _following_spaces(s: Settings, search) -> list[tuple[str, object, str]]:
+    """(space, embedder, field) of the spaces a build of the settings' space keeps in step: the query model's space,
+    and the words space of the embed model once it was built (`index build --embed-field statement`)."""
+    from theorem_rag.db.table_names import space_name
+    from theorem_rag.retrieval.statement_words import WORDS_FIELD
+
+    spaces = [(search.query_space, search.query_embedder, s.embed_field)] if search.query_space else []
+    words = space_name(s.embed_model, WORDS_FIELD)
+    if s.embed_field != WORDS_FIELD and words in {sp.name for sp in search.store.spaces()}:
+        spaces.append((words, search.embedder, WORDS_FIELD))
+    return spaces
 
 
 def _prune_only(s: Settings, documents: list) -> None:
@@ -152,11 +166,12 @@ def _require_ray() -> None:
         raise click.UsageError(str(e)) from e
 
 
-def _build_on_ray(s, theorems, documents, limit, reembed, batch_size, embed_actors, slogan_tasks, query) -> None:
-    """The build on Ray of the settings' space and, when ``query`` is ``(space, embedder)``, of the query model's
-    space (with the informal statements only), as the local build does both."""
+def _build_on_ray(s, theorems, documents, limit, reembed, batch_size, embed_actors, slogan_tasks, following) -> None:
+    """The build on Ray of the settings' space and of the spaces that follow it (``following``: (space, embedder,
+    field) of :func:`_following_spaces`, with the informal statements only), as the local build does."""
     from theorem_rag.db.server import resolve_dsn
     from theorem_rag.db.table_names import space_name
+    from theorem_rag.embed import max_tokens_for
     from theorem_rag.errors import InputError
     from theorem_rag.indexing.ingest import informal_part
     from theorem_rag.indexing.ray_build import RayBuildOptions, build_index_ray
@@ -164,16 +179,18 @@ def _build_on_ray(s, theorems, documents, limit, reembed, batch_size, embed_acto
     writer = {"spec": s.slogan_writer, "api_base": s.llm_api_base, "context": s.slogan_context,
               "concurrency": s.llm_concurrency, "max_retries": s.llm_max_retries, "rpm": s.llm_requests_per_minute}
     options = RayBuildOptions(batch_size=batch_size, embed_actors=embed_actors, slogan_tasks=slogan_tasks)
-    spaces = [(space_name(s.embed_model, s.embed_field), s.embed_model, s.embed_backend, (theorems, documents))]
-    if query is not None:
-        spaces.append((query[0], query[1].model_name, query[1].backend, informal_part(theorems, documents)))
-    for space, model, backend, (records, docs) in spaces:
+    spaces = [(space_name(s.embed_model, s.embed_field), s.embed_model, s.embed_backend, (theorems, documents),
+               s.embed_field)]
+    spaces += [(space, embedder.model_name, embedder.backend, informal_part(theorems, documents), field)
+               for space, embedder, field in following]
+    for space, model, backend, (records, docs), field in spaces:
         if not records and not docs:
             continue
         try:
             report = build_index_ray(resolve_dsn(s), records, docs, space=space, table=s.table,
-                                     field=s.embed_field, embed_model=model, doc_instruction=s.doc_instruction,
-                                     embed_max_tokens=s.embed_max_tokens, embed_batch_size=s.embed_batch_size,
+                                     field=field, embed_model=model, doc_instruction=s.doc_instruction,
+                                     embed_max_tokens=max_tokens_for(field, s.embed_max_tokens),
+                                     embed_batch_size=s.embed_batch_size,
                                      embed_backend=backend, onnx_cache_dir=str(Path(s.data_dir) / "onnx"),
                                      writer=writer, options=options, prune=not limit, reembed=reembed,
                                      dense_index=s.dense_index)  # fmt: skip

@@ -227,10 +227,13 @@ def build_index(
         from llama_index.core.ingestion import IngestionPipeline
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError(f"indexing needs LlamaIndex: {_INDEX_EXTRA}") from e
+    from theorem_rag.embed import FIELD_MAX_TOKENS, embed_hash, embed_text_for
+
     model, backend = getattr(embedder, "model_name", ""), getattr(embedder, "backend", "torch")
+    if field in FIELD_MAX_TOKENS and callable(getattr(embedder, "reading", None)):
+        embedder = embedder.reading(FIELD_MAX_TOKENS[field])  # a statement's words are read whole
     if not reembed and space in {sp.name for sp in store.spaces()}:
         check_maker(store.space(space), model, backend)
-    from theorem_rag.embed import embed_hash, embed_text_for
     from theorem_rag.retrieval.vector_store import TheoremVectorStore
     from theorem_rag.slogans import write_slogans
     from theorem_rag.slogans.cache import StoreSloganCache

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
+from theorem_rag.retrieval.statement_words import WORDS_WEIGHT
+
 if TYPE_CHECKING:
     from llama_index.core.postprocessor.types import BaseNodePostprocessor
 
@@ -69,6 +71,7 @@ class RankingOptions:
     parallel_text: bool = True
     mode: str = "search"
     premise_head: bool = True
+    words_weight: float = WORDS_WEIGHT
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "extra_spaces", tuple(self.extra_spaces))

@@ -41,6 +41,7 @@ from theorem_rag.retrieval.options import FORMULA_WEIGHT, RANKING_OPTIONS, Ranki
 from theorem_rag.retrieval.papers import rank_papers
 from theorem_rag.retrieval.premise_head import TEXT_DEPTH, PremiseHead, rerank
 from theorem_rag.retrieval.routing import Routing, did_you_mean, route
+from theorem_rag.retrieval.statement_words import WORDS_DEPTH, reads_statements, reorder
 from theorem_rag.retrieval.store_protocol import Store
 from theorem_rag.retrieval.tie_breaks import FORMULA_DEPTH, NAME_DEPTH, tie_breaks
 
@@ -99,6 +100,7 @@ class TheoremRetriever(BaseRetriever):
         query_space: str | None = None,
         query_embed_model: Any = None,
         formal_in_base: bool = False,
+        words_space: str | None = None,
         **kwargs: Any,
     ) -> None:
         ranking = replace(ranking or RankingOptions(), **{n: kwargs.pop(n) for n in RANKING_OPTIONS if n in kwargs})
@@ -116,6 +118,7 @@ class TheoremRetriever(BaseRetriever):
         self.query_space = query_space if query_space != space else None
         self.query_embed_model = query_embed_model if self.query_space else None
         self.formal_in_base = bool(formal_in_base and self.query_space)
+        self.words_space = words_space
         super().__init__(**kwargs)
 
     def pool_for(self, space: str, k: int | None = None) -> int:
@@ -132,7 +135,8 @@ class TheoremRetriever(BaseRetriever):
         """Every option of this retriever (its :class:`RankingOptions`, default filters and query space), as keyword
         arguments of the constructor."""
         return {**vars(self.ranking), "filters": self.filters, "query_space": self.query_space,
-                "query_embed_model": self.query_embed_model, "formal_in_base": self.formal_in_base}  # fmt: skip
+                "query_embed_model": self.query_embed_model, "formal_in_base": self.formal_in_base,
+                "words_space": self.words_space}  # fmt: skip
 
     def with_options(self, **overrides: Any) -> TheoremRetriever:
         """A retriever over the same store and space with some options changed and every other one kept;
@@ -148,7 +152,7 @@ class TheoremRetriever(BaseRetriever):
             overrides.update(query_space=None, query_embed_model=None, formal_in_base=False)
         kept = {"space": self.space, "ranking": self.ranking, "filters": self.filters, "query_space": self.query_space,
                 "query_embed_model": self.query_embed_model, "formal_in_base": self.formal_in_base,
-                "callback_manager": self.callback_manager,
+                "words_space": self.words_space, "callback_manager": self.callback_manager,
                 "verbose": self._verbose}  # fmt: skip
         return TheoremRetriever(self.store, self.embed_model, **{**kept, **overrides})
 
@@ -273,12 +277,33 @@ class TheoremRetriever(BaseRetriever):
         fused, front = put_first(fused, exact, found.routing)
         front_set = set(front)
         # The name tie-break looks at the first NAME_DEPTH places whatever k is, so the first hits do not depend on k.
-        fused = fused[: max(k, NAME_DEPTH, FORMULA_DEPTH if plan.formula else 0) if understanding else k]
+        # So do the statements' words a query in words reads (the first WORDS_DEPTH, whatever k is).
+        reading = understanding and self._reads_statements(text)
+        fused = fused[: max(k, NAME_DEPTH, FORMULA_DEPTH if plan.formula else 0, WORDS_DEPTH if reading else 0)
+                      if understanding else k]
         hits = self.store.hydrate(found.hits(fused))
         if understanding:
-            hits = tie_breaks(self.store, plan, found.routing, hits, k, front_set, exact)
+            hits = tie_breaks(self.store, plan, found.routing, hits, max(k, WORDS_DEPTH) if reading else k, front_set,
+                              exact)  # fmt: skip
+        if reading:
+            hits = self._read_statements(text, hits, front_set)
         return with_confidence(hits, found.cosine, found.lexical_top(), front_set, found.unknown,
                                found.lexical_scores())
+
+    def _reads_statements(self, text: str) -> bool:
+        """Whether a search for ``text`` reads its first candidates' words: a query that describes a statement in
+        words, with the index's words space and a weight for it (:mod:`~theorem_rag.retrieval.statement_words`)."""
+        return bool(self.words_space and self.words_weight and reads_statements(text))
+
+    def _read_statements(self, text: str, hits: list[Hit], front: set[str]) -> list[Hit]:
+        """``hits`` with the first :data:`WORDS_DEPTH` reordered by the query's cosine with each statement's own
+        words in the words space."""
+        if len(hits) < 2:
+            return hits
+        ids = [h.theorem_id for h in hits[:WORDS_DEPTH]]
+        vec = self._embed(text, self.embed_model)  # the base model's vector (cached when the base space was searched)
+        read = self.store.exact_search(self.words_space, vec, k=len(ids), ids=ids)
+        return reorder(hits, {h.theorem_id: h.score for h in read}, front, self.words_weight)
 
     def _lexical_weight(self, query: str, space: str, ranking: list[Hit]) -> float:
         """Weight of the full-text ranking of ``query`` in the fusion: (short, long, long against the query space)

@@ -423,6 +423,10 @@ def variant_setup(name, base):
             # value: factor on every weight but the first ranking's (the dense one)
             factor, _, alpha = (value or "1").partition(":")
             patches += _score_fusion(float(factor), mix=key == "mix-fusion", alpha=float(alpha or 1.0))
+        elif key == "words":
+            # the weight of the query's cosine with the first candidates' own words (0: not read; needs the index's
+            # words space, theorem_rag.retrieval.statement_words)
+            search = search.with_options(words_weight=float(value))
         elif key == "lex-long":
             w = float(value)
             lw = search.retriever.lexical_weights
