@@ -264,6 +264,10 @@ class TheoremRetriever(BaseRetriever):
             embedding = None  # the text searched is not the one the caller embedded, or not with this space's model
         fusing = self.hybrid or bool(self.extra_spaces) or bool(plan.variants)
         depth = max(k, self.depth) if fusing else k
+        reading = fusing and understanding and self._reads_statements(text)
+        # The base model's vector of a query compared in another space (in words: the query model's), for reading the
+        # statements' words: made beside the search instead of after it.
+        words_vec = in_background(self._embed, text, self.embed_model) if reading and space != self.space else None
         found = self._gather(plan, embedding, space, model, depth, k, filters, understanding)
         if not fusing:
             hits = self.store.hydrate(found.rankings[0][:k])
@@ -278,7 +282,6 @@ class TheoremRetriever(BaseRetriever):
         front_set = set(front)
         # The name tie-break looks at the first NAME_DEPTH places whatever k is, so the first hits do not depend on k.
         # So do the statements' words a query in words reads (the first WORDS_DEPTH, whatever k is).
-        reading = understanding and self._reads_statements(text)
         fused = fused[: max(k, NAME_DEPTH, FORMULA_DEPTH if plan.formula else 0, WORDS_DEPTH if reading else 0)
                       if understanding else k]
         hits = self.store.hydrate(found.hits(fused))
@@ -286,7 +289,8 @@ class TheoremRetriever(BaseRetriever):
             hits = tie_breaks(self.store, plan, found.routing, hits, max(k, WORDS_DEPTH) if reading else k, front_set,
                               exact)  # fmt: skip
         if reading:
-            hits = self._read_statements(text, hits, front_set)
+            vec = words_vec.result() if words_vec is not None else self._embed(text, self.embed_model)
+            hits = self._read_statements(vec, hits, front_set)
         return with_confidence(hits, found.cosine, found.lexical_top(), front_set, found.unknown,
                                found.lexical_scores())
 
@@ -295,13 +299,12 @@ class TheoremRetriever(BaseRetriever):
         words, with the index's words space and a weight for it (:mod:`~theorem_rag.retrieval.statement_words`)."""
         return bool(self.words_space and self.words_weight and reads_statements(text))
 
-    def _read_statements(self, text: str, hits: list[Hit], front: set[str]) -> list[Hit]:
-        """``hits`` with the first :data:`WORDS_DEPTH` reordered by the query's cosine with each statement's own
-        words in the words space."""
+    def _read_statements(self, vec: Any, hits: list[Hit], front: set[str]) -> list[Hit]:
+        """``hits`` with the first :data:`WORDS_DEPTH` reordered by the cosine of ``vec`` (the query's vector by the
+        base model) with each statement's own words in the words space."""
         if len(hits) < 2:
             return hits
         ids = [h.theorem_id for h in hits[:WORDS_DEPTH]]
-        vec = self._embed(text, self.embed_model)  # the base model's vector (cached when the base space was searched)
         read = self.store.exact_search(self.words_space, vec, k=len(ids), ids=ids)
         return reorder(hits, {h.theorem_id: h.score for h in read}, front, self.words_weight)
 
