@@ -22,8 +22,9 @@ db_options = [
                  help="Folder of the embedded server's data."),  # fmt: skip
     click.option("--embed-model", envvar="THEOREM_RAG_EMBED_MODEL", help="sentence-transformers model name or path."),
     click.option("--embed-field", type=click.Choice(["slogan", "latex", "both", "statement"]),
-                 envvar="THEOREM_RAG_EMBED_FIELD", help="What is embedded ('statement': each statement's words alone, "
-                 "the words space that searches in words read; later builds keep it in step)."),  # fmt: skip
+                 envvar="THEOREM_RAG_EMBED_FIELD",
+                 help="What is embedded ('statement': each statement's words alone, the words space a search in words "
+                      "reads its first candidates in; later builds keep it in step)."),  # fmt: skip
 ]
 
 

@@ -83,6 +83,9 @@ class TheoremRetriever(BaseRetriever):
     ``formal_in_base``: the query space holds the informal statements only, and the formal ones (Lean declarations,
     which the adapted model never learned from) are in ``space`` alone: a query in words then also searches ``space``
     for the formal statements, embedded by ``embed_model``, and fuses that ranking beside the query space's.
+    ``words_space``: the space of ``embed_model`` over each informal statement's words alone; a query that describes a
+    statement in words reads its first candidates there, weighted by ``words_weight`` beside the fused score
+    (:mod:`~theorem_rag.retrieval.statement_words`; ``None`` or weight 0: nothing is read).
 
     The options are ``ranking`` (:class:`RankingOptions`), each of which a keyword argument (``k=5``) changes, and
     read as attributes (``retriever.k``); ``filters`` are the default filters of every search. Any other keyword

@@ -32,6 +32,9 @@ class Store(Protocol):
                      filters: Filters | dict | None = None, ef_search: int | None = None,
                      iterative_scan: str = "relaxed_order") -> list[Hit]: ...  # fmt: skip
 
+    def exact_search(self, space: str, qvec: Any, k: int = 10, filters: Filters | dict | None = None,
+                     ids: Sequence[str] | None = None) -> list[Hit]: ...  # fmt: skip
+
     def search_text(self, query: str, k: int = 10, filters: Filters | dict | None = None) -> list[Hit]: ...
 
     def search_formula(self, keys: Sequence[str], k: int = 10, filters: Filters | dict | None = None) -> list[Hit]: ...
