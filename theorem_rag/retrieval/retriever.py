@@ -292,7 +292,10 @@ class TheoremRetriever(BaseRetriever):
             hits = tie_breaks(self.store, plan, found.routing, hits, max(k, WORDS_DEPTH) if reading else k, front_set,
                               exact)  # fmt: skip
         if reading:
-            vec = words_vec.result() if words_vec is not None else self._embed(text, self.embed_model)
+            # the base model's vector: made beside the search, else the caller's (a server embeds in batches) or the
+            # one the base space was searched with (cached)
+            vec = words_vec.result() if words_vec is not None else (
+                embedding if embedding is not None else self._embed(text, self.embed_model))  # fmt: skip
             hits = self._read_statements(vec, hits, front_set)
         return with_confidence(hits, found.cosine, found.lexical_top(), front_set, found.unknown,
                                found.lexical_scores())
