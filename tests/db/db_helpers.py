@@ -125,11 +125,25 @@ def text_rows_kept_and_fresh(store) -> tuple[list, list]:
     return kept, fresh
 
 
+def formula_counts(store) -> tuple[dict, dict]:
+    """The formula keys' counts the triggers keep, and what they must be: per key, the statements that have it (as
+    the GIN index of ``formula_keys`` counts them)."""
+    n = store.names
+    with store.connection() as conn:
+        kept = dict(conn.execute(f"SELECT key, ndoc FROM {n.formula_df}").fetchall())
+        keys = [r[0] for r in conn.execute(f"SELECT DISTINCT unnest(formula_keys) FROM {n.theorems}")]
+        fresh = {k: conn.execute(f"SELECT count(*) FROM {n.theorems} WHERE formula_keys @> ARRAY[%s]", [k]).fetchone()[0]
+                 for k in keys}  # fmt: skip
+    return kept, fresh
+
+
 def check_counters(store) -> None:
     lexicon, counts = maintained_counts(store)
     true_lexicon, true_counts = recomputed_counts(store)
     assert lexicon == true_lexicon
     assert counts == true_counts
+    kept_keys, fresh_keys = formula_counts(store)
+    assert kept_keys == fresh_keys
     kept, fresh = text_rows_kept_and_fresh(store)
     assert kept == fresh
 

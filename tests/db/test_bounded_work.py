@@ -358,3 +358,22 @@ def test_the_default_pool_grows_with_the_space_past_the_longest_walk(big_store, 
     scans = [p for p in plan_nodes(plan) if p["Node Type"] == "Index Scan" and p.get("Relation Name") == vectors]
     assert pool == 1500 and scans and scans[0]["Actual Rows"] == 1500
     assert len(s.search_dense("v", q, k=20)) == 20
+
+
+def test_a_formula_query_weighs_its_keys_without_reading_statements(big_store):
+    """Each key's count comes from the maintained counts (migration 25), one look-up per key: none of the 300
+    statements that share the formula's keys is read (through the GIN index, each key read up to 2,000)."""
+    from theorem_rag.db import lexical_sql
+    from theorem_rag.formula_keys import formula_keys
+
+    s = big_store
+    s.upsert_theorems([Theorem(id=f"f:{i}", source="f", kind="lemma", doc_id="doc1",
+                               body_latex=f"Here $x^2 + y^{i % 7} = z$.") for i in range(300)])  # fmt: skip
+    keys = formula_keys("$x^2 + y^3 = z$")
+    query, params = lexical_sql.formula_key_counts(s.names, keys)
+    assert plan_rows(s, query, params, s.names.theorems) == 0
+    with s.connection() as conn:
+        counts = dict(conn.execute(query, params).fetchall())
+        by_index = {k: conn.execute(f"SELECT count(*) FROM {s.names.theorems} WHERE formula_keys @> ARRAY[%s]", [k])
+                    .fetchone()[0] for k in keys}  # fmt: skip
+    assert counts == by_index and max(counts.values()) == 300 and min(counts.values()) < 300

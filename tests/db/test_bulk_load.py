@@ -195,7 +195,7 @@ def test_deferred_indexes_are_built_again_as_they_were_even_by_another_process(s
     assert "gin_pending_list_limit='256'" in before[table_sql.text_index_name(store.names)]
     kept = {f"{store.names.theorems}_pkey", f"{store.names.text}_pkey", table_sql.doc_index_name(store.names)}  # document writes need doc_id's
     dropped = store.defer_indexes()
-    assert set(dropped) == set(before) - kept | {store.names.lexicon} and len(dropped) >= 9
+    assert set(dropped) == set(before) - kept | {store.names.lexicon, store.names.formula_df} and len(dropped) >= 9
     assert table_sql.text_index_name(store.names) in dropped
     assert set(_index_definitions(store)) == kept and store.deferred_indexes() == sorted(dropped)
     assert store.defer_indexes() == []  # nothing left to drop; the definitions are kept once
@@ -216,36 +216,47 @@ def _lexicon(store) -> dict[str, int]:
         return dict(conn.execute(query).fetchall())
 
 
-def _lexicon_triggers_off(store) -> set[str]:
+def _formula_counts(store) -> dict[str, int]:
     with store.connection() as conn:
-        rows = conn.execute("SELECT tgname FROM pg_trigger WHERE tgrelid = to_regclass(%s) AND tgenabled = 'D'",
-                            [store.names.text])
+        query = sql.SQL("SELECT key, ndoc FROM {f}").format(f=sql.Identifier(store.names.formula_df))
+        return dict(conn.execute(query).fetchall())
+
+
+def _triggers_off(store) -> set[str]:
+    with store.connection() as conn:
+        rows = conn.execute("SELECT tgname FROM pg_trigger WHERE tgrelid IN (to_regclass(%s), to_regclass(%s)) "
+                            "AND tgenabled = 'D'", [store.names.text, store.names.theorems])  # fmt: skip
         return {r[0] for r in rows}
 
 
-def test_a_first_load_counts_the_lexicon_once_at_its_end_as_the_triggers_would(store, pg_dsn, table_prefix):
-    """A bulk load turns the lexicon's triggers off (no per-batch upsert of every lexeme) and counts it from the
-    text table when it builds its indexes: the same counts the triggers keep for the same writes, even when
-    another process finishes the load; afterwards the triggers keep it again."""
+def test_a_first_load_counts_the_lexicon_and_formula_keys_once_at_its_end_as_the_triggers_would(store, pg_dsn,
+                                                                                                table_prefix):
+    """A bulk load turns the triggers of the lexicon and of the formula keys' counts off (no per-batch upsert of
+    every lexeme and key) and counts both from their tables when it builds its indexes: the same counts the triggers
+    keep for the same writes, even when another process finishes the load; afterwards the triggers keep them again."""
     with TheoremStore(pg_dsn, table=table_prefix + "_u") as other:
         other.migrate()
         other.upsert_theorems(THEOREMS)
-        expected = _lexicon(other)
-    assert expected["nakayama"] == 1 and len(expected) > 30
+        expected, expected_keys = _lexicon(other), _formula_counts(other)
+    assert expected["nakayama"] == 1 and len(expected) > 30 and len(expected_keys) > 10
 
-    assert store.names.lexicon in store.defer_indexes()
-    assert _lexicon_triggers_off(store) == {"trag_lex_ins", "trag_lex_upd", "trag_lex_del"}
+    assert {store.names.lexicon, store.names.formula_df} <= set(store.defer_indexes())
+    assert _triggers_off(store) == {"trag_lex_ins", "trag_lex_upd", "trag_lex_del", "trag_formula_ins",
+                                    "trag_formula_upd", "trag_formula_del"}  # fmt: skip
     store.copy_theorems(THEOREMS[:3])
     store.upsert_theorems(THEOREMS)  # a write by the other path meanwhile is counted at the end too
-    assert _lexicon(store) == {}  # nothing counted during the load
+    assert _lexicon(store) == {} and _formula_counts(store) == {}  # nothing counted during the load
     with TheoremStore(pg_dsn, table=store.names.prefix) as finisher:
-        assert store.names.lexicon in finisher.restore_indexes("64MB", parallel_workers=0)
-    assert _lexicon(store) == expected and _lexicon_triggers_off(store) == set() and store.deferred_indexes() == []
+        built = finisher.restore_indexes("64MB", parallel_workers=0)
+        assert {store.names.lexicon, store.names.formula_df} <= set(built)
+    assert _lexicon(store) == expected and _formula_counts(store) == expected_keys
+    assert _triggers_off(store) == set() and store.deferred_indexes() == []
 
     store.delete_theorems([THEOREMS[0].id])  # the triggers are back on
     with TheoremStore(pg_dsn, table=table_prefix + "_u") as other:
         other.delete_theorems([THEOREMS[0].id])
         assert _lexicon(store) == _lexicon(other) != expected
+        assert _formula_counts(store) == _formula_counts(other) != expected_keys
 
 
 def test_a_build_loads_an_empty_index_by_copy_and_later_writes_by_upsert(store, pg_dsn, table_prefix, monkeypatch):

@@ -197,3 +197,42 @@ def test_migration_16_moves_vectors_stored_out_of_line_into_the_row(pg_dsn, tabl
     with TheoremStore(pg_dsn, table=table_prefix) as store:
         assert maintained_counts(store)[0] == recomputed_counts(store)[0]
         assert [h.theorem_id for h in store.search_text(query, k=6)] == expected
+
+
+def test_the_formula_keys_counts_follow_every_write_and_migration_25_counts_an_existing_index(pg_dsn, table_prefix):
+    """What the formula ranking weighs its keys by: per key, the statements that have it, kept by triggers through
+    inserts, updates that change a statement's formulas or keep them, deletes and a TRUNCATE; an index written
+    before migration 25 gets them counted once, and the formula ranking reads them."""
+    from db_helpers import formula_counts
+
+    from theorem_rag.db.table_names import Names
+
+    n = Names(table_prefix)
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        migrate(conn, table_prefix, target=24)
+        # What a schema 24 store wrote: statements with their formula keys, no counts of them.
+        for i in range(4):
+            latex = f"For all $x$ we have $x^{i} + y = y + x^{i}$."
+            conn.execute(f"INSERT INTO {n.theorems} (id, source, kind, doc_id, body_latex, content_hash, formula_keys) "
+                         "VALUES (%s, 'a', 'lemma', 'd', %s, %s, %s)", [f"a:{i}", latex, str(i), formula_keys_of(latex)])  # fmt: skip
+        assert conn.execute("SELECT to_regclass(%s)", [n.formula_df]).fetchone()[0] is None
+        assert migrate(conn, table_prefix) == [25]
+    with TheoremStore(pg_dsn, table=table_prefix) as store:
+        kept, fresh = formula_counts(store)
+        assert kept == fresh and max(kept.values()) == 4  # the keys every statement shares, each counted once
+        store.upsert_theorems([Theorem(id="a:0", source="a", kind="lemma", doc_id="d", body_latex="Now $a \\otimes b$."),
+                               Theorem(id="a:1", source="a", kind="lemma", doc_id="d", name="Renamed",
+                                       body_latex="For all $x$ we have $x^1 + y = y + x^1$.")])  # fmt: skip
+        check_counters(store)
+        store.delete_theorems(["a:2"])
+        check_counters(store)
+        assert [h.theorem_id for h in store.search_formula(formula_keys_of("$a \\otimes b$"), k=2)][:1] == ["a:0"]
+        with store.connection() as conn:
+            conn.execute(f"TRUNCATE {n.theorems} CASCADE")
+        assert formula_counts(store) == ({}, {})
+
+
+def formula_keys_of(latex):
+    from theorem_rag.formula_keys import formula_keys
+
+    return formula_keys(latex)

@@ -239,3 +239,40 @@ def test_an_alias_is_looked_up_by_its_own_index_not_by_its_words(store):
             text = json.dumps(plan)
             assert _rows_from(plan, store.names.text) <= 2, term  # the old arm read all 300 with the word "iff"
             assert f"{store.names.text}_synonyms" in text and "Seq Scan" not in text, term
+
+
+def test_a_definition_named_only_in_its_label_is_found_by_the_index_of_the_term_it_defines(store):
+    """The Stacks Project names definitions in labels alone (``definition-smooth``): the look-up finds them by the
+    term the label defines, its plural or singular, and with ``exact=False`` without the head noun; a lemma with
+    such a label is no definition; and each label arm reads migration 24's index, not the trigrams of every label
+    with "definition-" in it."""
+    from psycopg import sql
+
+    from theorem_rag.db import lookup_sql
+    from theorem_rag.filters import Filters
+
+    docs = [Document(id="s", source="stacks", title="Stacks")]
+    theorems = [Theorem(id="smooth", source="stacks", kind="definition", doc_id="s", label="morphisms-definition-smooth",
+                        body_latex="A morphism is smooth if it is flat with smooth fibres."),
+                Theorem(id="noeth", source="stacks", kind="definition", doc_id="s", label="Algebra-Definition-Noetherian-Ring",
+                        body_latex="A ring is Noetherian if its ideals are finitely generated."),
+                Theorem(id="noeth-lemma", source="stacks", kind="lemma", doc_id="s", label="algebra-definition-noetherian-ring",
+                        body_latex="Not a definition, whatever its label says."),
+                Theorem(id="finite", source="stacks", kind="definition", doc_id="s", label="definition-finite-type-definition-finite",
+                        body_latex="A label with two definitions in it: it defines what follows the last."),
+                *[Theorem(id=f"d{i}", source="stacks", kind="definition", doc_id="s", label=f"topology-definition-thing-{i}",
+                          body_latex=f"Thing {i}.") for i in range(40)]]  # fmt: skip
+    _index(store, docs, theorems)
+    assert store.definitions_named("smooth") == ["smooth"]
+    assert store.definitions_named("smooth morphism") == []  # exact: the label says "smooth", not "smooth morphism"
+    assert store.definitions_named("smooth morphism", exact=False) == ["smooth"]
+    assert store.definitions_named("Noetherian rings") == ["noeth"]
+    assert store.definitions_named("noetherian", exact=False) == ["noeth"]
+    assert store.definitions_named("finite") == ["finite"]
+    assert store.definitions_named("thing 7") == ["d7"] and len(store.definitions_named("thing", exact=False, k=50)) == 40
+    with store.connection() as conn:
+        conn.execute("SET enable_seqscan = off")  # a small table: ask whether the label arms can use the index
+        for term, exact in [("smooth", True), ("smooth morphism", False)]:
+            query, params = lookup_sql.definitions_named(store.names, term, exact=exact, filters=Filters(), k=5)
+            plan = json.dumps(conn.execute(sql.SQL("EXPLAIN (FORMAT JSON) ") + query, params).fetchone()[0])
+            assert f"{store.names.theorems}_defined_term" in plan and "label_trgm" not in plan, term

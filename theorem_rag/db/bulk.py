@@ -2,8 +2,8 @@
 
 ``upsert_theorems`` is the path for everyday writes: it compares every row with the stored one. A first load of
 hundreds of thousands of statements does better by ``COPY`` straight into the table with the secondary indexes
-dropped and one build of each at the end (``benchmarks/bench_scale.py``), and the lexicon counted once at the end
-too. The text table and the counts stay current either way: the statement triggers of
+dropped and one build of each at the end (``benchmarks/bench_scale.py``), and the lexicon and the formula keys'
+counts counted once at the end too. The text table and the counts stay current either way: the statement triggers of
 :mod:`theorem_rag.db.counters` fire for ``COPY`` too.
 
 >>> store.defer_indexes()                                     # doctest: +SKIP
@@ -27,8 +27,9 @@ from theorem_rag.errors import InputError
 from theorem_rag.records import Theorem
 
 
-# What ``deferred_indexes`` holds for the lexicon while a bulk load defers it (not SQL: never executed).
+# What ``deferred_indexes`` holds for a count while a bulk load defers it (not SQL: never executed).
 LEXICON_DEFERRED = "lexicon: counted from the text table after the load (ts_stat)"
+FORMULA_DEFERRED = "formula keys' counts: counted from the statements table after the load"
 
 
 @dataclass(frozen=True)
@@ -93,11 +94,11 @@ class BulkOps(StorePart):
         Their definitions are kept in the ``deferred_indexes`` table in the same transaction, so
         :meth:`restore_indexes` builds them again, even after a crash in between. One ``CREATE INDEX`` over the
         loaded table costs far less than keeping each index current row by row (``benchmarks/bench_scale.py``).
-        The lexicon is deferred the same way, under its table's name: its triggers are turned off and it is
-        counted once at the end (:func:`counters.lexicon_triggers_enabled`).
+        The lexicon and the formula keys' counts are deferred the same way, under their tables' names: their
+        triggers are turned off and each is counted once at the end (:func:`counters.triggers_enabled`).
         """
         with self.connection() as conn, conn.transaction():
-            lexicon = self._defer_lexicon(conn)
+            counts = self._defer_counts(conn)
             rows = conn.execute(
                 "SELECT c.relname, pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
                 "WHERE i.indrelid IN (to_regclass(%s), to_regclass(%s)) AND NOT i.indisprimary AND c.relname <> %s "
@@ -112,37 +113,49 @@ class BulkOps(StorePart):
                     [name, definition],
                 )
                 conn.execute(sql.SQL("DROP INDEX {i}").format(i=sql.Identifier(name)))
-        return sorted([name for name, _ in rows] + lexicon)
+        return sorted([name for name, _ in rows] + counts)
 
-    def _defer_lexicon(self, conn: Connection) -> list[str]:
-        """Turn the lexicon's triggers off, noting it in ``deferred_indexes``; ``[]`` when they already are."""
-        on = conn.execute("SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass(%s) AND tgname = %s "
-                          "AND tgenabled <> 'D'", [self.names.text, counters.LEXICON_TRIGGERS[0]]).fetchone()[0]  # fmt: skip
-        if not on:
-            return []
-        for statement in counters.lexicon_triggers_enabled(self.names, False):
-            conn.execute(statement)
-        conn.execute(sql.SQL("INSERT INTO {d} (name, definition) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING").format(
-            d=sql.Identifier(self.names.deferred_indexes)), [self.names.lexicon, LEXICON_DEFERRED])  # fmt: skip
-        return [self.names.lexicon]
+    def _deferred_counts(self) -> dict[str, tuple[str, tuple[str, ...], str, Callable]]:
+        """The counts a bulk load defers, by the name ``deferred_indexes`` holds for each: the table whose triggers
+        keep it, those triggers, the note kept, and the statements that count it afresh."""
+        n = self.names
+        return {n.lexicon: (n.text, counters.LEXICON_TRIGGERS, LEXICON_DEFERRED, counters.recount_lexicon),
+                n.formula_df: (n.theorems, counters.FORMULA_TRIGGERS, FORMULA_DEFERRED, counters.recount_formula_keys)}  # fmt: skip
 
-    def _count_lexicon(self, conn: Connection) -> None:
-        """The deferred lexicon counted from the text table, its triggers on again first (their lock holds off the
-        table's writers until the count commits, so no write falls between the two)."""
-        for statement in counters.lexicon_triggers_enabled(self.names, True):
+    def _defer_counts(self, conn: Connection) -> list[str]:
+        """Turn the triggers of each deferred count off, noting it in ``deferred_indexes``; those already off are
+        left as they are. Returns the counts turned off."""
+        deferred = []
+        for name, (table, triggers, note, _) in self._deferred_counts().items():
+            on = conn.execute("SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass(%s) AND tgname = %s "
+                              "AND tgenabled <> 'D'", [table, triggers[0]]).fetchone()[0]  # fmt: skip
+            if not on:
+                continue
+            for statement in counters.triggers_enabled(table, triggers, False):
+                conn.execute(statement)
+            conn.execute(sql.SQL("INSERT INTO {d} (name, definition) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING").format(
+                d=sql.Identifier(self.names.deferred_indexes)), [name, note])  # fmt: skip
+            deferred.append(name)
+        return deferred
+
+    def _count(self, conn: Connection, name: str) -> None:
+        """A deferred count counted from its table, its triggers on again first (their lock holds off the table's
+        writers until the count commits, so no write falls between the two)."""
+        table, triggers, _, recount = self._deferred_counts()[name]
+        for statement in counters.triggers_enabled(table, triggers, True):
             conn.execute(statement)
-        execute_all(conn, counters.recount_lexicon(self.names))
+        execute_all(conn, recount(self.names))
 
     def deferred_indexes(self) -> list[str]:
-        """Names of the indexes a bulk load dropped that are not built yet (and the lexicon's table while it waits
-        to be counted)."""
+        """Names of the indexes a bulk load dropped that are not built yet (and the tables of the lexicon and the
+        formula keys' counts while they wait to be counted)."""
         with self.connection() as conn:
             query = sql.SQL("SELECT name FROM {d} ORDER BY name").format(d=sql.Identifier(self.names.deferred_indexes))
             return [r[0] for r in conn.execute(query)]
 
     def restore_indexes(self, maintenance_work_mem: str = "1GB", parallel_workers: int | None = None) -> list[str]:
         """Build every index :meth:`defer_indexes` dropped (and the full-text index, if missing) and count the
-        lexicon it deferred, one transaction each, then ``ANALYZE`` the tables; returns the names built.
+        lexicon and the formula keys it deferred, one transaction each, then ``ANALYZE`` the tables; returns the names built.
 
         ``parallel_workers`` sets ``max_parallel_maintenance_workers`` (PostgreSQL 18 builds B-tree and GIN
         indexes in parallel); ``None`` keeps the server's setting.
@@ -153,9 +166,9 @@ class BulkOps(StorePart):
             with self.connection() as conn, conn.transaction():
                 maintenance_settings(conn, maintenance_work_mem, parallel_workers)
                 row = conn.execute(sql.SQL("DELETE FROM {d} WHERE name = %s RETURNING definition").format(d=table), [name]).fetchone()
-                if name == self.names.lexicon:
+                if name in self._deferred_counts():
                     if row:  # not counted meanwhile by another process
-                        self._count_lexicon(conn)
+                        self._count(conn, name)
                         built.append(name)
                     continue
                 exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [name]).fetchone()[0]
@@ -175,7 +188,7 @@ class BulkOps(StorePart):
     def vacuum_analyze(self) -> None:
         """``VACUUM (ANALYZE)`` every table of this index: after a bulk load, so the planner's statistics and the
         visibility map are current before queries (autovacuum would do it later, in the middle of them)."""
-        tables = [self.names.theorems, self.names.text, self.names.documents, self.names.lexicon,
+        tables = [self.names.theorems, self.names.text, self.names.documents, self.names.lexicon, self.names.formula_df,
                   *(self.names.vectors(s.name) for s in self.spaces())]  # fmt: skip
         with self.connection() as conn:
             for table in tables:
@@ -183,8 +196,8 @@ class BulkOps(StorePart):
 
     def relation_sizes(self) -> list[RelationSize]:
         """Bytes on disk of every table of this index (heap + TOAST) and of each of its indexes."""
-        tables = [self.names.theorems, self.names.text, self.names.documents, self.names.lexicon, self.names.counts,
-                  self.names.slogan_cache, self.names.feedback, *(self.names.vectors(s.name) for s in self.spaces())]  # fmt: skip
+        tables = [self.names.theorems, self.names.text, self.names.documents, self.names.lexicon, self.names.formula_df,
+                  self.names.counts, self.names.slogan_cache, self.names.feedback, *(self.names.vectors(s.name) for s in self.spaces())]  # fmt: skip
         out: list[RelationSize] = []
         with self.connection() as conn:
             for table in tables:

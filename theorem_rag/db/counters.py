@@ -8,12 +8,14 @@ transaction, at a cost proportional to the rows written (never to the table):
   candidates sit in far fewer pages than in the wide statements table: ``benchmarks/results/text_narrow/``);
 - ``{prefix}_lexicon`` (lexeme, ndoc): in how many statements each full-text lexeme occurs, what ``ts_stat``
   over the text table would say (the IDF of long full-text queries), kept by the text table's own triggers;
+- ``{prefix}_formula_df`` (key, ndoc): in how many statements each formula key occurs (migration 25), what the
+  GIN index of ``formula_keys`` would count (the formula ranking's IDF), kept by the statements table's triggers;
 - ``{prefix}_counts`` (key, n): ``theorems``, ``source:<source>``, ``documents`` and ``vectors:<space>`` row
   counts (``/health``, ``stats()``, the IDF's N), so nothing counts a table per query or per poll.
 
 A key or lexeme whose count drops to zero is deleted. :func:`recount` rebuilds both from the tables (the repair
 path, O(N), and what the migration seeds them with). A first bulk load counts the lexicon once at its end instead
-(:func:`lexicon_triggers_enabled`).
+(:func:`triggers_enabled`), and so does it the formula keys' counts.
 
 >>> [t for t, _ in vector_triggers(Names("theorems"), "minilm_slogan")]
 ['trag_count_ins', 'trag_count_del', 'trag_count_trunc']
@@ -129,6 +131,16 @@ def _lexeme_delta(names: Names, plus: bool, minus: bool) -> sql.Composed:
     return _sum_delta(names.lexicon, "lexeme", "ndoc", side, plus, minus, emptied)
 
 
+def _formula_delta(names: Names, plus: bool, minus: bool) -> sql.Composed:
+    """PL/pgSQL statements that add the new statements' (``nt``) formula keys and subtract the old ones' (``ot``),
+    each key once per statement; an update that keeps a statement's keys writes nothing."""
+    side = lambda r, s: sql.SQL(  # noqa: E731
+        "SELECT x.k, {s} FROM {r}, LATERAL (SELECT DISTINCT unnest({r}.formula_keys)) AS x(k)"
+    ).format(r=sql.Identifier(r), s=sql.SQL(s))
+    emptied = sql.SQL("SELECT DISTINCT unnest(ot.formula_keys) FROM ot")
+    return _sum_delta(names.formula_df, "key", "ndoc", side, plus, minus, emptied)
+
+
 def _key_delta(names: Names, plus: bool, minus: bool) -> sql.Composed:
     """PL/pgSQL statements that add the new statements' (``nt``) counts and subtract the old ones' (``ot``)."""
     side = lambda r, s: sql.SQL(  # noqa: E731
@@ -178,10 +190,22 @@ def functions(names: Names) -> list[sql.Composed]:
     ]  # fmt: skip
 
 
+def formula_functions(names: Names) -> list[sql.Composed]:
+    """The trigger functions that keep the formula keys' counts (migration 25; ``CREATE OR REPLACE``)."""
+    keys = lambda plus, minus: _formula_delta(names, plus, minus)  # noqa: E731
+    return [
+        _function(_fn(names, "formula_ins"), keys(True, False)),
+        _function(_fn(names, "formula_upd"), keys(True, True)),
+        _function(_fn(names, "formula_del"), keys(False, True)),
+        _function(_fn(names, "formula_trunc"), sql.SQL("TRUNCATE {df};").format(df=sql.Identifier(names.formula_df))),
+    ]
+
+
 def function_names(names: Names) -> list[str]:
     """Every trigger function of a prefix, for dropping."""
     return [f"{names.prefix}_{w}" for w in ("stats_ins", "stats_upd", "stats_del", "stats_trunc", "lex_ins", "lex_upd",
-                                            "lex_del", "lex_trunc", "count_ins", "count_del", "count_trunc")]  # fmt: skip
+                                            "lex_del", "lex_trunc", "count_ins", "count_del", "count_trunc",
+                                            "formula_ins", "formula_upd", "formula_del", "formula_trunc")]  # fmt: skip
 
 
 # The events of a table's write triggers ``trag_<what>_<suffix>``: (suffix, event, transition tables read).
@@ -205,24 +229,33 @@ def theorem_triggers(names: Names) -> list[sql.Composed]:
     return _write_triggers(names, names.theorems, "stats")
 
 
+def formula_triggers(names: Names) -> list[sql.Composed]:
+    """Triggers that keep the formula keys' counts in step with the theorems table (migration 25)."""
+    return _write_triggers(names, names.theorems, "formula")
+
+
 def text_triggers(names: Names) -> list[sql.Composed]:
     """Triggers that keep the lexicon in step with the text table (migration 14)."""
     return _write_triggers(names, names.text, "lex")
 
 
-# The text table's triggers that keep the lexicon (the truncate trigger stays on: it only empties the lexicon).
+# The text table's triggers that keep the lexicon, and the statements table's that keep the formula keys' counts
+# (each truncate trigger stays on: it only empties its table).
 LEXICON_TRIGGERS = tuple(f"trag_lex_{e}" for e, _, _ in _WRITE_EVENTS if e != "trunc")
+FORMULA_TRIGGERS = tuple(f"trag_formula_{e}" for e, _, _ in _WRITE_EVENTS if e != "trunc")
 
 
-def lexicon_triggers_enabled(names: Names, enabled: bool) -> list[sql.Composed]:
-    """``ALTER TABLE`` statements that turn the lexicon's triggers off for a first bulk load, which counts the
-    lexicon once at its end (:func:`recount_lexicon`, one ``ts_stat`` pass: 4 us a statement at 200k, against
-    about 20 us a statement of PostgreSQL's CPU for the triggers' per-batch upserts,
-    ``benchmarks/results/load_cost_20261205/``), or back on. Either takes a lock that waits for the table's writers
-    and holds off new ones until the transaction ends."""
-    action, x = sql.SQL("ENABLE" if enabled else "DISABLE"), sql.Identifier(names.text)
-    alter = sql.SQL("ALTER TABLE {x} {a} TRIGGER {g}")
-    return [alter.format(x=x, a=action, g=sql.Identifier(g)) for g in LEXICON_TRIGGERS]
+def triggers_enabled(table: str, triggers: tuple[str, ...], enabled: bool) -> list[sql.Composed]:
+    """``ALTER TABLE`` statements that turn ``triggers`` of ``table`` off for a first bulk load, which counts what
+    they keep once at its end, or back on. The lexicon (:data:`LEXICON_TRIGGERS`, :func:`recount_lexicon`): one
+    ``ts_stat`` pass, 4 us a statement at 200k, against about 20 us a statement of PostgreSQL's CPU for the
+    triggers' per-batch upserts (``benchmarks/results/load_cost_20261205/``); the formula keys' counts
+    (:data:`FORMULA_TRIGGERS`, :func:`recount_formula_keys`): their triggers add 54 us to each statement's insert
+    at 16 keys a statement, 21 % of it (``benchmarks/experiments/2026-12-07-definition-lookup/``). Either takes a
+    lock that waits for the table's writers and holds off new ones until the transaction ends."""
+    action, t = sql.SQL("ENABLE" if enabled else "DISABLE"), sql.Identifier(table)
+    alter = sql.SQL("ALTER TABLE {t} {a} TRIGGER {g}")
+    return [alter.format(t=t, a=action, g=sql.Identifier(g)) for g in triggers]
 
 
 def _count_triggers(names: Names, table: str, key: str) -> list[tuple[str, sql.Composed]]:
@@ -260,6 +293,17 @@ def recount_lexicon(names: Names) -> list[tuple[sql.Composed, list]]:
         (sql.SQL("INSERT INTO {lx} (lexeme, ndoc) SELECT word, ndoc FROM ts_stat(%s)").format(lx=lx),
          [sql.SQL("SELECT tsv FROM {x}").format(x=sql.Identifier(names.text))]),
     ]
+
+
+def recount_formula_keys(names: Names) -> list[tuple[sql.Composed, list]]:
+    """Statements that rebuild the formula keys' counts from the statements table (O(N))."""
+    df = sql.Identifier(names.formula_df)
+    return [
+        (sql.SQL("DELETE FROM {df}").format(df=df), []),
+        (sql.SQL("INSERT INTO {df} (key, ndoc) SELECT x.k, count(*) FROM {t} AS t, "
+                 "LATERAL (SELECT DISTINCT unnest(t.formula_keys)) AS x(k) GROUP BY 1").format(
+            df=df, t=sql.Identifier(names.theorems)), []),
+    ]  # fmt: skip
 
 
 def recount(names: Names, spaces: list[str], lexicon: bool = True) -> list[tuple[sql.Composed, list]]:

@@ -291,11 +291,13 @@ FORMULA_EXTRA_ROWS = 50
 
 
 def formula_key_counts(names: Names, keys: Sequence[str]) -> tuple[sql.Composed, list]:
-    """How many statements have each key (at most ``FORMULA_DF_CAP``): one GIN look-up per key."""
+    """How many statements have each key, at most ``FORMULA_DF_CAP``, from the maintained counts (migration 25): one
+    primary-key look-up per key. (The cap is what the ranking was tuned with, when each key's statements were
+    counted through the GIN index up to it.)"""
     query = sql.SQL(
-        """SELECT k, (SELECT count(*) FROM (SELECT 1 FROM {t} AS t WHERE t.formula_keys @> ARRAY[k] LIMIT %s) AS s)
+        """SELECT k, least(coalesce((SELECT f.ndoc FROM {df} AS f WHERE f.key = k), 0), %s)
         FROM unnest(%s::text[]) AS k"""
-    ).format(t=sql.Identifier(names.theorems))
+    ).format(df=sql.Identifier(names.formula_df))
     return query, [FORMULA_DF_CAP, list(keys)]
 
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from psycopg import sql
 
 from theorem_rag.db.table_names import Names
-from theorem_rag.db.table_sql import filter_clause
+from theorem_rag.db.table_sql import defined_term, filter_clause
 from theorem_rag.filters import Filters
 from theorem_rag.query import query_tokens
 
@@ -71,6 +71,8 @@ def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters,
     x_conditions = ["lower(x.synonyms::text)::jsonb @> %s::jsonb" for _ in forms]
     x_params: list = [json.dumps([f]) for f in forms]
     loose_t, loose_t_params, loose_x_t, loose_x_params = "", [], "", []
+    term_sql, defines_sql = defined_term("t")
+    slugs, loose_term, loose_term_params = [_slug(f) for f in forms], "", []
     if not exact:
         words = list(dict.fromkeys(query_tokens(term)))
         core = words[:-1] if len(words) > 1 and words[-1] in HEAD_NOUNS else words
@@ -82,11 +84,14 @@ def definitions_named(names: Names, term: str, *, exact: bool, filters: Filters,
         x_params += loose_x_params
         loose_x_t = f" OR EXISTS (SELECT 1 FROM {{x}} AS x WHERE x.id = t.id AND {matches})"
         loose_t, loose_t_params = " OR lower(t.label) LIKE %s", [f"%definition-{'-'.join(core)}%"]
-    # The candidates, each arm served by an index: names by the lower(name) b-tree and labels by the trigram index
-    # of migration 10 (a bitmap OR), aliases and name words by the text table's indexes. So the look-up reads the
-    # statements it may return, not every definition; each arm is held to definitions.
-    arms = [(f"SELECT t.id FROM {{t}} AS t WHERE t.kind = ANY(%s) AND (lower(t.name) = ANY(%s) OR {like_labels}{loose_t})",
-             [DEFINITION_KINDS, forms, *labels, *loose_t_params]),
+        loose_term, loose_term_params = f" OR starts_with({term_sql}, %s)", ["-".join(core)]
+    # The candidates, each arm served by an index: names by the lower(name) b-tree and labels by the index of the
+    # term they define (migration 24: one range each; a label's suffix by trigrams read every label with
+    # "definition-"), aliases and name words by the text table's indexes. So the look-up reads the statements it
+    # may return, not every definition; each arm is held to definitions, and the final check is the labels' LIKE.
+    arms = [(f"SELECT t.id FROM {{t}} AS t WHERE t.kind = ANY(%s) AND (lower(t.name) = ANY(%s) "
+             f"OR ({defines_sql} AND ({term_sql} = ANY(%s){loose_term})))",
+             [DEFINITION_KINDS, forms, slugs, *loose_term_params]),
             (f"SELECT x.id FROM {{x}} AS x WHERE x.kind = ANY(%s) AND ({' OR '.join(x_conditions)})",
              [DEFINITION_KINDS, *x_params])]  # fmt: skip
     query = sql.SQL(

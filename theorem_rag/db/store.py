@@ -196,7 +196,8 @@ class TheoremStore(WriteOps, SpaceOps, DenseOps, TextOps, ReadOps, SideTableOps,
         with self.connection() as conn, conn.transaction():
             spaces = [s.name for s in self._all_spaces(conn)]
             conn.execute(sql.SQL("LOCK TABLE {t} IN SHARE MODE").format(t=sql.Identifier(self.names.theorems)))
-            execute_all(conn, [*counters.rebuild_text(self.names), *counters.recount(self.names, spaces)])
+            execute_all(conn, [*counters.rebuild_text(self.names), *counters.recount(self.names, spaces),
+                              *counters.recount_formula_keys(self.names)])
             return self._counts(conn)
 
     def _counts(self, conn: psycopg.Connection) -> dict[str, int]:

@@ -95,6 +95,12 @@ class Names:
         return f"{self.prefix}_lexicon"
 
     @property
+    def formula_df(self) -> str:
+        """In how many statements each formula key occurs (migration 25), kept by triggers on the statements table:
+        what the formula ranking weighs its keys by."""
+        return f"{self.prefix}_formula_df"
+
+    @property
     def counts(self) -> str:
         return f"{self.prefix}_counts"
 
@@ -121,4 +127,4 @@ class Names:
 
     def fixed_tables(self) -> list[str]:
         """Tables created by migrations, in an order safe for dropping (dependents first)."""
-        return [self.generation, self.premise_head, self.deferred_indexes, self.counts, self.lexicon, self.feedback, self.slogan_cache, self.spaces, self.text, self.theorems, self.documents, self.version]
+        return [self.generation, self.premise_head, self.deferred_indexes, self.counts, self.lexicon, self.formula_df, self.feedback, self.slogan_cache, self.spaces, self.text, self.theorems, self.documents, self.version]

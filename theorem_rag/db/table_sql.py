@@ -136,6 +136,31 @@ def reversed_name_index_name(names: Names) -> str:
     return f"{names.theorems}_name_end"
 
 
+def defined_term_index_name(names: Names) -> str:
+    """The theorems table's index of the term a label defines (migration 24): definition look-ups by label."""
+    return f"{names.theorems}_defined_term"
+
+
+# The term a label defines: what follows its last "definition-", lowercased ("morphisms-definition-smooth" defines
+# "smooth"); compared byte by byte (the C collation), so a prefix of it is a range of migration 24's index. (A label
+# with "definition-" twice is found by what follows the last: none of the Stacks Project's 1,727 has two.)
+DEFINED_TERM = "(substring(lower({alias}label) from '.*definition-(.*)$')) COLLATE \"C\""
+# The labels that index holds (a constant, so the planner sees that a look-up's condition implies it).
+DEFINES_A_TERM = "lower({alias}label) LIKE '%definition-%'"
+
+
+def defined_term(alias: str = "") -> tuple[str, str]:
+    """The SQL of :data:`DEFINED_TERM` and of :data:`DEFINES_A_TERM` on the theorems table under ``alias``, for a
+    statement that binds parameters (``%`` doubled).
+
+    >>> defined_term("t")[1]
+    "lower(t.label) LIKE '%%definition-%%'"
+    """
+    prefix = f"{alias}." if alias else ""
+    return (DEFINED_TERM.format(alias=prefix).replace("%", "%%"),
+            DEFINES_A_TERM.format(alias=prefix).replace("%", "%%"))  # fmt: skip
+
+
 def doc_index_name(names: Names) -> str:
     """The theorems table's index on ``doc_id`` (schema v1 names it so): document writes find their statements by it."""
     return f"{names.theorems}_doc"

@@ -1,5 +1,5 @@
-"""The threads a search runs its database look-ups on while the query is embedded: the full-text query, the
-routing's look-ups and the count of unknown words need no embedding. One small pool for every retriever of the
+"""The threads a search runs its database look-ups on while the query is embedded: the full-text query, a formula
+query's formula ranking, the routing's look-ups and the count of unknown words need no embedding. One small pool for every retriever of the
 process, each job in a copy of the caller's context (its cancel scope).
 """
 
