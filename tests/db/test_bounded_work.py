@@ -377,3 +377,43 @@ def test_a_formula_query_weighs_its_keys_without_reading_statements(big_store):
         by_index = {k: conn.execute(f"SELECT count(*) FROM {s.names.theorems} WHERE formula_keys @> ARRAY[%s]", [k])
                     .fetchone()[0] for k in keys}  # fmt: skip
     assert counts == by_index and max(counts.values()) == 300 and min(counts.values()) < 300
+
+
+def _gin_indexes(conn, names) -> dict[str, tuple[list | None, int]]:
+    """Every GIN index of the statements and text tables: its options and the pages of its pending list."""
+    conn.execute("CREATE EXTENSION IF NOT EXISTS pageinspect")
+    rows = conn.execute("SELECT c.relname, c.reloptions FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                        "JOIN pg_am a ON a.oid = c.relam WHERE a.amname = 'gin' "
+                        "AND i.indrelid IN (to_regclass(%s), to_regclass(%s))", [names.theorems, names.text]).fetchall()  # fmt: skip
+    return {name: (options, conn.execute("SELECT n_pending_pages FROM gin_metapage_info(get_raw_page(%s, 0))",
+                                         [name]).fetchone()[0]) for name, options in rows}  # fmt: skip
+
+
+def test_every_gin_index_of_the_statements_keeps_its_pending_list_short(pg_dsn, table_prefix):
+    """Each look-up of a GIN index reads its whole pending list: migration 26 bounds and empties the list of every
+    GIN index of the statements and text tables (formula keys, proof references, names, aliases, full text), and a
+    bulk load's index builds keep the bound."""
+    from theorem_rag.db.schema import migrate
+    from theorem_rag.db.table_names import Names
+    from theorem_rag.formula_keys import formula_keys
+
+    n = Names(table_prefix)
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        migrate(conn, table_prefix, target=25)
+        for i in range(400):  # what a schema 25 store wrote by upserts: entries waiting in the pending lists
+            latex = f"If $a_{i} \\le b^{i % 9}$ then $f(a_{i}) \\le f(b)^{i % 5}$."
+            conn.execute(f"INSERT INTO {n.theorems} (id, source, kind, doc_id, name, body_latex, content_hash, "
+                         "formula_keys, proof_refs) VALUES (%s, 'a', 'lemma', 'd', %s, %s, %s, %s, %s)",
+                         [f"a:{i}", f"Monotone lemma {i}", latex, str(i), formula_keys(latex), [f"ref-{i % 50}"]])  # fmt: skip
+        before = _gin_indexes(conn, n)
+        assert before[f"{n.theorems}_formula"][1] > 0 and before[f"{n.theorems}_refs"][1] > 0
+        assert migrate(conn, table_prefix) == [26]
+        after = _gin_indexes(conn, n)
+    assert set(after) == set(before) and len(after) >= 5
+    assert all(options == ["gin_pending_list_limit=256"] and pending == 0 for options, pending in after.values()), after
+    with TheoremStore(pg_dsn, table=table_prefix) as store:
+        store.defer_indexes()
+        store.copy_theorems([Theorem(id="b:1", source="b", kind="lemma", doc_id="d", body_latex="Then $x \\le y$.")])
+        store.restore_indexes("64MB", parallel_workers=0)
+        with store.connection() as conn:
+            assert _gin_indexes(conn, n) == after

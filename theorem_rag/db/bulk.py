@@ -22,7 +22,7 @@ from psycopg import Connection, sql
 
 from theorem_rag.db import counters, table_sql
 from theorem_rag.db.connection import StorePart
-from theorem_rag.db.migrations import execute_all
+from theorem_rag.db.migrations import bound_gin_pending_lists, execute_all
 from theorem_rag.errors import InputError
 from theorem_rag.records import Theorem
 
@@ -181,6 +181,7 @@ class BulkOps(StorePart):
             if conn.execute("SELECT to_regclass(%s) IS NULL", [table_sql.text_index_name(self.names)]).fetchone()[0]:
                 conn.execute(table_sql.create_text_index(self.names))  # dropped by hand, or by an older theorem-rag
                 built.append(table_sql.text_index_name(self.names))
+            bound_gin_pending_lists(conn, self.names)  # an index deferred before migration 26 is built without its bound
             for table in (self.names.theorems, self.names.text):
                 conn.execute(sql.SQL("ANALYZE {t}").format(t=sql.Identifier(table)))
         return built

@@ -5,7 +5,7 @@ Migrations only ever add (but migration 24, which drops an index that nothing re
 idempotent: a database at any version reaches the newest by running the steps it has not applied. A step is a statement, or a callable for a step that must read the database first.
 
 >>> [v for v, _, _ in MIGRATIONS]
-[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 21, 22, 23, 24, 25]
+[1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 21, 22, 23, 24, 25, 26]
 """
 
 from __future__ import annotations
@@ -348,6 +348,31 @@ def _v25(n: Names) -> list[Step]:
     ]
 
 
+def bound_gin_pending_lists(conn: Connection, n: Names) -> list[str]:
+    """Bound the pending list of every GIN index of the statements and text tables (``table_sql.
+    TEXT_GIN_PENDING_KB``; those without one are left as they are) and empty it; returns their names.
+
+    GIN adds new entries to an unsorted list that every look-up reads in full until VACUUM, or an insert past the
+    limit, merges it in. PostgreSQL's default limit is 4 MB: after mathlib was added to an index by upserts, the
+    formula keys' index had 367 pages pending, read by each of a formula query's 30-60 key look-ups (370 buffers
+    each), and the indexes of aliases, proof references and names 453, 506 and 242."""
+    rows = conn.execute(
+        "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam "
+        "WHERE i.indrelid IN (to_regclass(%s), to_regclass(%s)) AND a.amname = 'gin' "
+        "AND NOT coalesce(c.reloptions @> ARRAY['fastupdate=off'], false) ORDER BY 1", [n.theorems, n.text]).fetchall()  # fmt: skip
+    for (index,) in rows:
+        conn.execute(sql.SQL("ALTER INDEX {i} SET (gin_pending_list_limit = {kb})").format(
+            i=sql.Identifier(index), kb=sql.Literal(table_sql.TEXT_GIN_PENDING_KB)))  # fmt: skip
+        conn.execute("SELECT gin_clean_pending_list(%s::regclass)", [index])
+    return [index for (index,) in rows]
+
+
+def _v26(n: Names) -> list[Step]:
+    """Every GIN index of the statements and text tables with its pending list bounded, as migration 16 bounded the
+    full-text index's (:func:`bound_gin_pending_lists`); a bulk load's index builds keep the bound."""
+    return [lambda conn: bound_gin_pending_lists(conn, n)]
+
+
 # (version, description, statements): append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (1, "documents, theorems with full-text vector, spaces registry, slogan cache, feedback", _v1),
@@ -372,5 +397,6 @@ MIGRATIONS: list[tuple[int, str, Callable[[Names], list[Step]]]] = [
     (23, "theorems: an index of reversed lower(name) (a name's end); documents: the ids of formal ones", _v23),
     (24, "theorems: an index of the term a definition label defines (replaces the labels' trigram index)", _v24),
     (25, "formula_df: statements per formula key, kept by statement triggers (the formula ranking's weights)", _v25),
+    (26, "every GIN index of the statements and text tables: its pending list bounded and emptied", _v26),
 ]
 LATEST = max(version for version, _, _ in MIGRATIONS)  # numbers are reserved ahead and may land in any order

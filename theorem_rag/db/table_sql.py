@@ -166,9 +166,10 @@ def doc_index_name(names: Names) -> str:
     return f"{names.theorems}_doc"
 
 
-# The full-text index's pending list (kB): GIN adds new entries to an unsorted list that every search reads in full
-# until VACUUM (or an insert past this size) merges it into the index. PostgreSQL's default, 4 MB, let 3,000 updated
-# statements add 24 % to the median long query (benchmarks/results/text_inline/).
+# The pending list of a GIN index (kB; the full-text index's since migration 16, every other GIN index of the
+# statements and text tables since migration 26): GIN adds new entries to an unsorted list that every search reads
+# in full until VACUUM (or an insert past this size) merges it into the index. PostgreSQL's default, 4 MB, let 3,000
+# updated statements add 24 % to the median long query (benchmarks/results/text_inline/).
 TEXT_GIN_PENDING_KB = 256
 
 
