@@ -210,3 +210,45 @@ def test_full_text_query_runs_while_the_query_is_embedded(store, parallel):
     assert overlapped == [parallel]
     assert hits[0].theorem_id == "stacks:00DV"
     assert hits == TheoremRetriever(store, make_embedding(DIM), space="toy", k=3, pool=6, parallel_text=not parallel).search("Nakayama lemma")
+
+
+def test_every_text_and_the_formula_ranking_start_before_the_first_embedding(store):
+    """A formula query searches the formula as typed and read into words, and ranks by formula keys: each full-text
+    query and the formula ranking start beside the embedding of the first text (the embedding waits until it has
+    seen them all start), and the hits are those of the same search run on one connection."""
+    import threading
+
+    from db_helpers import DIM
+
+    load(store)
+    query = "$a^{p-1} \\equiv 1 \\pmod p$"
+    started, lock, all_started = [], threading.Lock(), threading.Event()
+    retriever = TheoremRetriever(store, make_embedding(DIM), space="toy", k=3, pool=6)
+    plan = retriever.plan(query)
+    assert len(plan.texts) == 2 and plan.formula_keys
+    expected = len(plan.texts) + 1
+
+    def watched(name, method):
+        def run(*args, **kwargs):
+            with lock:
+                started.append(name)
+                if len(started) == expected:
+                    all_started.set()
+            return method(*args, **kwargs)
+
+        return run
+
+    store.search_text = watched("text", store.search_text)
+    store.search_formula = watched("formula", store.search_formula)
+    embed = make_embedding(DIM)
+    waited: list[bool] = []
+    real = embed.get_query_embedding
+
+    def get_query_embedding(text):
+        waited.append(all_started.wait(timeout=2))
+        return real(text)
+
+    object.__setattr__(embed, "get_query_embedding", get_query_embedding)
+    hits = TheoremRetriever(store, embed, space="toy", k=3, pool=6).search(query)
+    assert waited[0] and sorted(started) == ["formula", "text", "text"]
+    assert hits == TheoremRetriever(store, make_embedding(DIM), space="toy", k=3, pool=6, parallel_text=False).search(query)

@@ -334,14 +334,15 @@ class TheoremRetriever(BaseRetriever):
         full-text one; a formula query's formula ranking; with the query's routing and unknown-word share."""
         found = Found()
         texts = list(plan.texts)
-        # With parallel_text the first text's full-text query, a formula query's formula ranking, the routing's
-        # look-ups and the count of unknown words run on connections of their own while the query is embedded and
-        # the dense side searched (none needs the embedding), unless the caller pinned one connection for the whole
+        # With parallel_text the full-text query of each text, a formula query's formula ranking, the routing's
+        # look-ups and the count of unknown words run on connections of their own while the texts are embedded and
+        # the dense side searched (none needs an embedding), unless the caller pinned one connection for the whole
         # search (servers do, to take one checkout). Looked up one after the other, the routing alone (a definition
-        # look-up: 6 ms) came before everything else, and the formula ranking (50 ms at 314,000 statements) after.
+        # look-up: 6 ms) came before everything else, and the formula ranking (50 ms at 314,000 statements) and a
+        # second text's full-text query (a formula read into words: 18-50 ms) after.
         background = self.parallel_text and not getattr(self.store, "is_pinned", lambda: False)()
-        pending = in_background(self.store.search_text, texts[0], k=depth, filters=filters) if (
-            texts and self.hybrid and background) else None  # fmt: skip
+        pending = {i: in_background(self.store.search_text, text, k=depth, filters=filters)
+                   for i, text in enumerate(texts)} if self.hybrid and background else {}  # fmt: skip
         formula_job = in_background(self.store.search_formula, plan.formula_keys, k=depth, filters=filters) if (
             self.hybrid and plan.formula_keys and background) else None  # fmt: skip
         routing_job = in_background(route, self.store, plan, filters, k) if understanding and background else None
@@ -366,9 +367,9 @@ class TheoremRetriever(BaseRetriever):
                 if routing_job is not None:
                     found.routing, routing_job = routing_job.result(), None
                 if self.hybrid:
-                    if i == 0 and pending is not None:
-                        lexical = pending.result()
-                    else:
+                    if i in pending:
+                        lexical = pending.pop(i).result()
+                    else:  # searched on this connection, or a close name added below
                         lexical = self.store.search_text(query, k=depth, filters=filters)
                     found.add(lexical, self._lexical_weight(query, space, lexical))
                     found.lexical += lexical
@@ -379,7 +380,7 @@ class TheoremRetriever(BaseRetriever):
                 i += 1
         finally:
             # never leave a query running behind a failed call
-            wait([job for job in (pending, formula_job, routing_job, unknown_job) if job is not None])
+            wait([job for job in (*pending.values(), formula_job, routing_job, unknown_job) if job is not None])
         if routing_job is not None:  # no text to search
             found.routing = routing_job.result()
         if self.hybrid and plan.formula_keys:
