@@ -110,7 +110,8 @@ def ascii_to_latex(query: str) -> str:
 # index (unseen_dev) MRR@20 0.696 at 8 and 0.747 at 2-4 (0.731 at 5); with command names no prose (prose_words) the
 # probes are unchanged, every other dev set within 0.003 (benchmarks/experiments/2026-12-06-unseen).
 MAX_PROSE_WORDS = 4
-_MATH = re.compile(r"\$\$.*?\$\$|\$.*?\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
+# The TeX math of a query ($$...$$, $...$, \(...\), \[...\]): what its prose is counted outside of.
+MATH_SPANS = re.compile(r"\$\$.*?\$\$|\$.*?\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
 
 
 def prose_words(query: str) -> int:
@@ -122,7 +123,7 @@ def prose_words(query: str) -> int:
     >>> prose_words(r"\\lim_{x \\to 0} \\frac{\\sin x}{x} = 1")
     0
     """
-    return len(re.findall(r"[A-Za-z]{2,}", re.sub(r"\\[A-Za-z]+", " ", _MATH.sub(" ", query))))
+    return len(re.findall(r"[A-Za-z]{2,}", re.sub(r"\\[A-Za-z]+", " ", MATH_SPANS.sub(" ", query))))
 
 
 def ascii_prose_words(query: str) -> int:
@@ -213,7 +214,7 @@ def query_formula_keys(query: str) -> tuple[str, ...]:
     if is_latex(query):
         if prose_words(query) > MAX_PROSE_WORDS:
             return ()
-        keys = formula_keys(query) if _MATH.search(query) else formula_keys(query, whole=True)
+        keys = formula_keys(query) if MATH_SPANS.search(query) else formula_keys(query, whole=True)
     elif is_ascii_math(query):
         keys = formula_keys(as_latex(query))
     else:

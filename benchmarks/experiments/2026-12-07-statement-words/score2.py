@@ -5,7 +5,7 @@ the leading statements a look-up put first, as shipped): ``CANDS=cands.json FEAT
 import json, os, pickle, sys, re
 import numpy as np
 from theorem_rag.eval.metrics import score_ranking
-from theorem_rag.retrieval.statement_words import prose_words
+from theorem_rag.retrieval.statement_words import words_outside_math as prose_words
 from theorem_rag.query import query_tokens
 data = json.load(open(os.environ.get("CANDS", "cands.json")))
 feats = pickle.load(open(os.environ.get("FEATS", "feats.pkl"), "rb"))
