@@ -407,7 +407,7 @@ def test_every_gin_index_of_the_statements_keeps_its_pending_list_short(pg_dsn, 
                          [f"a:{i}", f"Monotone lemma {i}", latex, str(i), formula_keys(latex), [f"ref-{i % 50}"]])  # fmt: skip
         before = _gin_indexes(conn, n)
         assert before[f"{n.theorems}_formula"][1] > 0 and before[f"{n.theorems}_refs"][1] > 0
-        assert migrate(conn, table_prefix) == [26]
+        assert migrate(conn, table_prefix, target=26) == [26]
         after = _gin_indexes(conn, n)
     assert set(after) == set(before) and len(after) >= 5
     assert all(options == ["gin_pending_list_limit=256"] and pending == 0 for options, pending in after.values()), after

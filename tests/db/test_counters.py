@@ -216,7 +216,7 @@ def test_the_formula_keys_counts_follow_every_write_and_migration_25_counts_an_e
             conn.execute(f"INSERT INTO {n.theorems} (id, source, kind, doc_id, body_latex, content_hash, formula_keys) "
                          "VALUES (%s, 'a', 'lemma', 'd', %s, %s, %s)", [f"a:{i}", latex, str(i), formula_keys_of(latex)])  # fmt: skip
         assert conn.execute("SELECT to_regclass(%s)", [n.formula_df]).fetchone()[0] is None
-        assert migrate(conn, table_prefix) == [25]
+        assert migrate(conn, table_prefix, target=25) == [25]
     with TheoremStore(pg_dsn, table=table_prefix) as store:
         kept, fresh = formula_counts(store)
         assert kept == fresh and max(kept.values()) == 4  # the keys every statement shares, each counted once
