@@ -155,7 +155,8 @@ class BulkOps(StorePart):
 
     def restore_indexes(self, maintenance_work_mem: str = "1GB", parallel_workers: int | None = None) -> list[str]:
         """Build every index :meth:`defer_indexes` dropped (and the full-text index, if missing) and count the
-        lexicon and the formula keys it deferred, one transaction each, then ``ANALYZE`` the tables; returns the names built.
+        lexicon and the formula keys it deferred, one transaction each, then ``ANALYZE`` the tables; returns the
+        names built.
 
         ``parallel_workers`` sets ``max_parallel_maintenance_workers`` (PostgreSQL 18 builds B-tree and GIN
         indexes in parallel); ``None`` keeps the server's setting.

@@ -15,7 +15,7 @@ transaction, at a cost proportional to the rows written (never to the table):
 
 A key or lexeme whose count drops to zero is deleted. :func:`recount` rebuilds both from the tables (the repair
 path, O(N), and what the migration seeds them with). A first bulk load counts the lexicon once at its end instead
-(:func:`triggers_enabled`), and so does it the formula keys' counts.
+(:func:`triggers_enabled`), and the formula keys' counts likewise.
 
 >>> [t for t, _ in vector_triggers(Names("theorems"), "minilm_slogan")]
 ['trag_count_ins', 'trag_count_del', 'trag_count_trunc']

@@ -2,7 +2,8 @@
 :func:`~theorem_rag.db.schema.migrate` applies in order.
 
 Migrations only ever add (but migration 24, which drops an index that nothing reads any more), and every step is
-idempotent: a database at any version reaches the newest by running the steps it has not applied. A step is a statement, or a callable for a step that must read the database first.
+idempotent: a database at any version reaches the newest by running the steps it has not applied. A step is a
+statement, or a callable for a step that must read the database first.
 
 >>> [v for v, _, _ in MIGRATIONS]
 [1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 21, 22, 23, 24, 25, 26]

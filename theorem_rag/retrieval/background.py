@@ -1,6 +1,6 @@
 """The threads a search runs its database look-ups on while the query is embedded: the full-text query, a formula
-query's formula ranking, the routing's look-ups and the count of unknown words need no embedding. One small pool for every retriever of the
-process, each job in a copy of the caller's context (its cancel scope).
+query's formula ranking, the routing's look-ups and the count of unknown words need no embedding. One small pool for
+every retriever of the process, each job in a copy of the caller's context (its cancel scope).
 """
 
 from __future__ import annotations
