@@ -109,6 +109,20 @@ def test_lean_blueprint_metadata_is_not_statement_text():
 
 
 @pytest.mark.parametrize(
+    ("latex", "words"),
+    [
+        (r"Equivalences of \texorpdfstring{$\infty$}{infinity}-categories", "Equivalences of infinity-categories"),
+        (r"Reduction to \texorpdfstring {$n\geq 5$}{ngeq5} and prime", "Reduction to n at least 5 and prime"),
+        (r"{\color{gray}\textup{Done.}} Let $X$ be affine.", "Done. Let X be affine."),
+        (r"\textcolor{red}{Let} $X$ be \colorbox[rgb]{1,0,0}{affine}.", "Let X be affine."),
+    ],
+)
+def test_pdf_strings_and_colours_read_as_what_prints(latex: str, words: str):
+    """``\\texorpdfstring{TeX}{plain}`` prints its TeX and a colour prints no word: 621 slogans of the quickstart's
+    index read "color blue" (492 of Napkin's) or "texorpdfstring ngeq5" (section titles of HoTT and the papers)."""
+    assert latex_to_text(latex) == words
+
+@pytest.mark.parametrize(
     ("name", "head"),
     [
         (r"using \axiomref{sqc}, \axiomref{loc}, \axiomref{Z-choice}", "Dense closed n th neighborhood."),

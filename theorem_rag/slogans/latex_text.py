@@ -207,6 +207,14 @@ class _Reader:
             return " " + arg + " " if keep or not self.math or len(arg) > 1 else " "
         if name in KEEP_ARGUMENT:
             return self.group()
+        if name in ("textcolor", "colorbox"):  # \textcolor{red}{text}: the text, not the colour
+            self.optional()
+            self.group()
+            return self.group()
+        if name == "texorpdfstring":  # \texorpdfstring{TeX}{plain text}: the TeX, read as the rest is
+            tex = self.group()
+            self.group()
+            return tex
         if name in _SILENT:
             return " "
         if name in _OVER:

@@ -91,12 +91,13 @@ KEEP_ARGUMENT = frozenset(
     "ensuremath fbox small footnotesize large Large mathop mathbin mathrel mathord".split()
 )
 
-# Commands dropped together with their braced argument (cross-references, indexing, layout, and the metadata of
-# Lean blueprints: ``\uses{labels}`` lists what a statement depends on and ``\lean{names}`` its Lean declarations;
-# neither prints in the paper, and read as words they put label fragments into a statement's slogan).
+# Commands dropped together with their braced argument (cross-references, indexing, layout, a colour switch's colour,
+# and the metadata of Lean blueprints: ``\uses{labels}`` lists what a statement depends on and ``\lean{names}`` its
+# Lean declarations; neither prints in the paper, and read as words they put label fragments into a statement's slogan).
 DROP_WITH_ARGUMENT = frozenset(
     "label ref eqref cref Cref autoref pageref cite citep citet nocite index hyperref url href footnote "
-    "vspace hspace phantom hphantom vphantom marginpar ollabel olref uses lean proves discussion".split()
+    "vspace hspace phantom hphantom vphantom marginpar ollabel olref uses lean proves discussion color pagecolor"
+    .split()
 )
 # Commands dropped without an argument (Lean blueprints' status marks).
 DROP_ALONE = frozenset("leanok mathlibok notready".split())
