@@ -42,7 +42,8 @@ _SILENT = frozenset(
     "left right big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr middle displaystyle textstyle scriptstyle "
     "limits nolimits noindent medskip smallskip bigskip newline linebreak par centering item nonumber notag "
     "relax protect hfill vfill qedhere mathstrut strut allowbreak nobreak quad qquad enspace thinspace "
-    "negthinspace ignorespaces unskip footnotemark it bf rm sf tt em sl sc normalfont".split()
+    "negthinspace ignorespaces unskip footnotemark it bf rm sf tt em sl sc normalfont section subsection subsubsection "
+    "paragraph subparagraph".split()
 )
 _DIAGRAMS = frozenset({"xymatrix", "diagram", "xy", "tikz", "begindc", "enddc"})
 _DISPLAY_ENVS = frozenset(("equation", "equation*", "align", "align*", "gather", "gather*", "multline", "multline*",

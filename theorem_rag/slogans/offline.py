@@ -23,7 +23,7 @@ from theorem_rag.slogans.latex_text import label_words, latex_to_text
 from theorem_rag.slogans.lean_text import is_lean, lean_slogan
 
 # Bump when the rules change: the cache keys on it, so old slogans are rewritten rather than reused.
-OFFLINE_PROMPT_VERSION = "offline-5"
+OFFLINE_PROMPT_VERSION = "offline-6"
 DEFAULT_MAX_WORDS = 160
 
 

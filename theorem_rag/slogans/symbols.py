@@ -34,7 +34,8 @@ SYMBOL_WORDS: dict[str, str] = {
     "rtimes": "semidirect product", "ltimes": "semidirect product", "boxtimes": "external tensor",
     "sqrt": "square root", "aleph": "aleph", "hbar": "h bar", "ell": "l", "wp": "Weierstrass p",
     "Re": "real part", "lceil": "ceiling", "lfloor": "floor", "langle": "", "rangle": "", "ldots": "",
-    "cdots": "", "dots": "", "vdots": "", "ddots": "", "quad": "", "qquad": "", "colon": ":",
+    "cdots": "", "dots": "", "vdots": "", "ddots": "", "quad": "", "qquad": "", "colon": ":", "lbrace": "",
+    "rbrace": "", "coloneqq": "=", "coloneq": "=", "eqqcolon": "=", "defeq": "=",
 }
 
 # Named operators and the Stacks-style macros for them; an argument in parentheses reads "of ...".
@@ -91,13 +92,14 @@ KEEP_ARGUMENT = frozenset(
     "ensuremath fbox small footnotesize large Large mathop mathbin mathrel mathord".split()
 )
 
-# Commands dropped together with their braced argument (cross-references, indexing, layout, a colour switch's colour,
-# and the metadata of Lean blueprints: ``\uses{labels}`` lists what a statement depends on and ``\lean{names}`` its
-# Lean declarations; neither prints in the paper, and read as words they put label fragments into a statement's slogan).
+# Commands dropped together with their braced argument (cross-references, indexing and glossary entries, a
+# bibliography item's key, layout, a colour switch's colour, and the metadata of Lean blueprints: ``\uses{labels}``
+# lists what a statement depends on and ``\lean{names}`` its Lean declarations; neither prints in the paper, and read
+# as words they put label fragments into a statement's slogan).
 DROP_WITH_ARGUMENT = frozenset(
     "label ref eqref cref Cref autoref pageref cite citep citet nocite index hyperref url href footnote "
-    "vspace hspace phantom hphantom vphantom marginpar ollabel olref uses lean proves discussion color pagecolor"
-    .split()
+    "vspace hspace phantom hphantom vphantom marginpar ollabel olref uses lean proves discussion color pagecolor "
+    "glsadd bibitem".split()
 )
 # Commands dropped without an argument (Lean blueprints' status marks).
 DROP_ALONE = frozenset("leanok mathlibok notready".split())
