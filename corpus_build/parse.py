@@ -110,7 +110,7 @@ def _to_theorem(adapter: Adapter, unit: Unit, s, index: int, parser: str, macros
     for is kept as ``meta["legacy_id"]`` (old references, such as evaluation sets, resolve through it).
     """
     finish_statement(s, macros)  # done already where a worker parsed it
-    expanded = s.text
+    expanded = adapter.printed(s.text)
     tid = adapter.theorem_id(s, unit, index)
     meta = adapter.meta(s, unit)
     if not s.label and tid == adapter.unlabelled_id(s, unit):
@@ -123,9 +123,9 @@ def _to_theorem(adapter: Adapter, unit: Unit, s, index: int, parser: str, macros
         doc_id=unit.doc_id,
         body_expanded=expanded if expanded != s.body else "",
         number=adapter.number(s, unit),
-        name=s.name,
+        name=adapter.printed(s.name) if s.name else s.name,
         label=s.label,
-        section=tuple(s.section),
+        section=tuple(adapter.printed(t) for t in s.section),
         proof_refs=tuple(adapter.ref_ids(s, unit)),
         url=adapter.url(s, tid, unit),
         parser=s.parser or parser,
@@ -161,6 +161,7 @@ def plan_tree(adapter: Adapter, rep: SourceReport, *, use_plastex: bool, max_byt
     texts = _read_texts(tree, rep, max_bytes)
     pm = adapter.source == "planetmath"
     envs, macros, wrappers = ({}, {}, {}) if pm else _declarations(texts)
+    adapter.learn(texts)
     unread = set(tree.files) - set(texts)
     plan = TreePlan(adapter, rep, _units(adapter, texts, envs, rep, max_bytes, unread), macros, unread=unread)
     for i, unit in enumerate(plan.units):

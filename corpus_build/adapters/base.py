@@ -133,6 +133,15 @@ class Adapter:
         """Statements an adapter reads itself (PlanetMath entries); None: run the LaTeX parsers."""
         return None
 
+    def learn(self, texts: dict[str, str]) -> None:
+        """Read what the tree defines beyond LaTeX macros that its statements print through (Open Logic's text
+        tokens); nothing by default."""
+
+    def printed(self, text: str) -> str:
+        """``text`` (a statement, its name or a section title, macros expanded) as the corpus prints it; as it
+        stands by default."""
+        return text
+
     def id_prefix(self) -> str:
         """What every id of this adapter starts with, before ``:``."""
         return self.source

@@ -80,3 +80,30 @@ def test_lebl_slides_are_marked_and_exact_repeats_dropped(tmp_path: Path):
     slide = recs["lebl-ra:slides/1.tex#theorem-31bec283"]
     assert slide["meta"] == {"slides": True, "legacy_id": "lebl-ra:slides/1.tex#1"}
     assert report.sources[0].dropped["duplicate"] == 1
+
+
+def test_open_logic_statements_are_read_as_printed(tmp_path: Path):
+    """Open Logic's text tokens (``!!{formula}s``, ``!!^a{element}``), formula metavariables (``!A``) and the article
+    ``\\Article{token}`` leaves after macro expansion print as the words and letters its config sets: 904 of its 1,784
+    statements read "!!formula" or "!A" in their records and slogans before."""
+    root = tmp_path / "openlogic"
+    (root / "content" / "logic" / "syntax").mkdir(parents=True)
+    (root / "open-logic-envs.sty").write_text("\\newtheorem{thm}{Theorem}\\newtheorem{defn}{Definition}\n")
+    (root / "open-logic-config.sty").write_text(
+        "\\settexttoken{formula}{formula}{formulas}\n\\settexttoken{element}*{element}{elements}\n\\olgreekformulas\n")
+    (root / "sty").mkdir()
+    (root / "sty" / "open-logic-formulas.sty").write_text(
+        "\\def\\olgreekformulas\n{\\gdef\\formula{\\lookup{A/\\varphi,B/\\psi}}}\n")
+    (root / "sty" / "open-logic-tokenize.sty").write_text(  # as Open Logic defines it
+        "\\def\\Article#1{\\ifcsname TOK@a@#1\\endcsname\n    \\tokenformat{\\usetoken{A}{#1}}\\else\n"
+        "    \\PackageWarning{open-logic-tokenize}{Token #1 undefined}{\\color{red}A}\\fi}\n")
+    (root / "content" / "logic" / "syntax" / "formulas.tex").write_text(
+        "\\begin{defn}\\ollabel{sub}\\Article{element} \\emph{!!{element}} of the !!{formula}s is a !!{formula}~$!A$ "
+        "such that $!A \\lor !B$ holds.\\end{defn}\n")
+    out = tmp_path / "out"
+    parse_sources([root], out, use_plastex=False, progress=False)
+    (rec,) = map(json.loads, (out / "theorems.jsonl").open())
+    text = rec["body_expanded"] or rec["body_latex"]
+    assert "!" not in text and "PackageWarning" not in text
+    assert text.startswith("An \\emph{element} of the formulas is a formula")
+    assert "\\varphi \\lor \\psi" in text
