@@ -7,7 +7,8 @@ Open Logic writes its terms as *text tokens* (``!!{formula}``, ``!!{formula}s``,
 ``\olgreekformulas``); the words they print are set in ``open-logic-config.sty`` (``\settexttoken``). The records
 carry the statements as printed, so that slogans and full-text search read "formula", not "!!formula".
 
->>> a = OpenLogicAdapter.__new__(OpenLogicAdapter)
+>>> from corpus_build.sources import SourceTree
+>>> a = OpenLogicAdapter(SourceTree(None, []))
 >>> a.learn({"open-logic-config.sty": r"\settexttoken{formula}{formula}{formulas} \settexttoken{element}*{element}"
 ...          r"{elements} \olgreekformulas",
 ...          "sty/f.sty": r"\def\olgreekformulas{\gdef\formula{\lookup{A/\varphi,B/\psi}}}"})
@@ -55,9 +56,14 @@ class OpenLogicAdapter(Adapter):
             parts = parts[1:]
         return "openlogic:" + ":".join(list(parts[-3:]) + [label])
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.tokens: dict[str, tuple[str, str, str]] = {}  # token -> (singular, plural, article), set by learn
+        self.letters: dict[str, str] = {}  # metavariable letter -> what it prints
+
     def learn(self, texts: dict[str, str]) -> None:
         """The text tokens (singular, plural, article) and the metavariables' letters the tree's style files set."""
-        self.tokens: dict[str, tuple[str, str, str]] = {}
+        self.tokens = {}
         tables: dict[str, dict[str, str]] = {}
         chosen = ""
         for rel in sorted(texts):
@@ -73,8 +79,7 @@ class OpenLogicAdapter(Adapter):
         self.letters = tables.get(chosen, {})
 
     def printed(self, text: str) -> str:
-        tokens = getattr(self, "tokens", {})
-        letters = getattr(self, "letters", {})
+        tokens, letters = self.tokens, self.letters
 
         def token(m: re.Match) -> str:
             upper, article, name, plural = m.groups()
@@ -89,4 +94,3 @@ class OpenLogicAdapter(Adapter):
 
         text = _ARTICLE.sub(article, _TOKEN_USE.sub(token, text))
         return _METAVARIABLE.sub(lambda m: letters.get(m[1], m[1]), text)
-

@@ -126,6 +126,7 @@ def test_markup_reads_as_what_prints(latex: str, words: str):
     "subsection", "bibitem", "lbrace", "glsadd not:natnums" or "coloneqq" before offline-6."""
     assert latex_to_text(latex) == words
 
+
 @pytest.mark.parametrize(
     ("name", "head"),
     [
