@@ -158,6 +158,10 @@ def test_a_query_set_with_its_own_sources_adds_them_for_the_run(corpus, monkeypa
         (panel / "unseen" / "new-paper" / "main.tex").read_text().replace("gadget", "gizmo"))
     assert run("--eval-dir", panel, "--records", records, "--out", out, "--no-plots").exit_code == 0
     assert len(list((tmp / "data" / "eval-corpora").iterdir())) == 2
+    # and so is an unchanged source when the parser's code changes (its parse could differ)
+    monkeypatch.setattr("theorem_rag.eval.set_corpora.parser_digest", lambda: "another-parser")
+    assert run("--eval-dir", panel, "--records", records, "--out", out, "--no-plots").exit_code == 0
+    assert len(list((tmp / "data" / "eval-corpora").iterdir())) == 3
 
 
 def test_a_set_with_styles_beside_it_is_scored_per_style_by_its_primary_metric(corpus):
