@@ -163,6 +163,38 @@ def test_a_name_query_puts_the_statement_before_exercises_and_entries_about_it(s
     assert on.search("banach fixed point", k=1)[0].theorem_id == "thm"  # the same first hit whatever k is
 
 
+DESCRIPTION = "the supremum of a nonnegative submartingale is bounded by its final value"
+
+
+def test_a_description_finds_the_statement_before_the_entries_about_it(store):
+    docs = [Document(id="pr", source="planetmath", title="Probability"),
+            Document(id="nb", source="napkin", title="Napkin")]  # fmt: skip
+    theorems = [
+        # The proof is the description word for word (the same digest vector) and the exercise repeats its words,
+        # so they rank before the statements without the rule.
+        Theorem(id="proof", source="planetmath", kind="remark", doc_id="pr", name="proof of Doob's maximal inequality",
+                body_latex=DESCRIPTION),
+        Theorem(id="ex", source="napkin", kind="exercise", doc_id="nb", name=None,
+                body_latex="Show that the supremum of a nonnegative submartingale is bounded by its final value, "
+                           "supremum bounded."),
+        Theorem(id="thm", source="planetmath", kind="theorem", doc_id="pr", name="Doob's maximal inequality",
+                body_latex="If $X \\ge 0$ is a submartingale then "
+                           "$\\|\\sup_{s \\le t} X_s\\|_p \\le \\frac{p}{p-1} \\|X_t\\|_p$."),
+        Theorem(id="other", source="planetmath", kind="lemma", doc_id="pr", name="optional stopping",
+                body_latex="A bounded stopping time of a submartingale: supremum, bounded, nonnegative."),
+    ]  # fmt: skip
+    _index(store, docs, theorems)
+    on = TheoremRetriever(store, make_embedding(), space="toy", k=4, pool=10)
+    query = DESCRIPTION
+    before = [h.theorem_id for h in on.with_options(understand=False).search(query)]
+    assert before.index("thm") > before.index("proof") and before.index("other") > before.index("ex")
+    after = [h.theorem_id for h in on.search(query)]
+    # The statements first, each group in its own order; the entries about a result after them.
+    statements = [x for x in before if x in ("thm", "other")]
+    assert after == statements + [x for x in before if x in ("proof", "ex")]
+    assert on.search(query, k=1)[0].theorem_id == after[0]  # the same first hit whatever k is
+
+
 def test_among_statements_named_alike_the_entry_devoted_to_the_result_comes_first(store):
     docs = [Document(id="book", source="lebl-ra", title="Basic Analysis"),
             Document(id="entry", source="planetmath", title="mean-value theorem")]  # fmt: skip

@@ -249,6 +249,18 @@ def test_name_classes_prefer_the_statement_itself():
     assert prefer_statements(long, hits, lambda h: h[1:]) == hits
 
 
+def test_statements_come_before_the_entries_about_them_unless_the_query_asks_for_one():
+    from theorem_rag.query_understanding.names import statements_before_entries_about_them as first
+
+    hits = [("a", "proof of Pick's theorem", "remark"), ("b", "Pick's theorem", "theorem"), ("c", None, "exercise"),
+            ("d", "lattice polygon", "definition"), ("e", "example of Pick", "theorem")]  # fmt: skip
+    order = lambda query, **kw: [h[0] for h in first(query, hits, lambda h: h[1:], **kw)]  # noqa: E731
+    assert order("area of a polygon with vertices on lattice points") == ["b", "d", "a", "c", "e"]
+    assert order("area of a polygon with lattice vertices", fixed=lambda h: h[0] == "a") == ["a", "b", "d", "c", "e"]
+    for asks in ("proof of Pick's formula", "an example of a lattice polygon", "exercises on lattice polygons"):
+        assert order(asks) == ["a", "b", "c", "d", "e"]
+
+
 @pytest.mark.parametrize("query", [
     "van der Waerden theorem", "von Neumann algebra", "del Pezzo surfaces",
     "Hoelder van der Corput lemma on a doubling metric space: the oscillatory integral decays",

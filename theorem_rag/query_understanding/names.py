@@ -88,6 +88,43 @@ def about_a_result(name: str | None, kind: str | None) -> bool:
     return kind in DERIVED_KINDS or bool(name and _ABOUT.match(" ".join(name.lower().split())))
 
 
+# A query that asks for an entry about a result rather than for the result: the about tie-break leaves it alone.
+_ASKS_ABOUT = re.compile(r"\b(?:proofs?|prove[sdn]?|proving|derivations?|examples?|counter-?examples?|exercises?|"
+                         r"problems?|remarks?|applications?|computations?)\b", re.IGNORECASE)
+
+
+def asks_about_a_result(query: str) -> bool:
+    """Whether a query asks for a proof, an example, an exercise or a remark rather than for a statement.
+
+    >>> asks_about_a_result("proof of Holder's inequality"), asks_about_a_result("an example of a non-Noetherian ring")
+    (True, True)
+    >>> asks_about_a_result("every finite division ring is commutative")
+    False
+    """
+    return bool(_ASKS_ABOUT.search(query))
+
+
+def statements_before_entries_about_them(query: str, hits: Sequence[T],
+                                         name_of: Callable[[T], tuple[str | None, str | None]],
+                                         fixed: Callable[[T], bool] = lambda h: False) -> list[T]:  # fmt: skip
+    """``hits`` with the entries about a result (:func:`about_a_result`: an exercise, example or remark, a "proof
+    of X"; not ``fixed``) moved after the statements among their own places, unless the query asks for such an
+    entry (:func:`asks_about_a_result`): a query that describes a result asks for its statement; an entry about
+    it restates it and comes after.
+
+    >>> hits = [("proof of Doob's inequality", "remark"), ("Doob's inequality", "theorem"), ("Doob's Lp", "lemma")]
+    >>> statements_before_entries_about_them("maximal inequality for submartingales", hits, lambda h: h)[0][0]
+    "Doob's inequality"
+    >>> statements_before_entries_about_them("proof of Doob's inequality", hits, lambda h: h)[0][0]
+    "proof of Doob's inequality"
+    """
+    if asks_about_a_result(query):
+        return list(hits)
+    movable = [i for i, h in enumerate(hits) if not fixed(h)]
+    about = {i for i in movable if about_a_result(*name_of(hits[i]))}
+    return _reorder(hits, movable, key=lambda i: (i in about, i)) if about else list(hits)
+
+
 def is_name_query(query: str) -> bool:
     """Whether the name tie-break applies: a query of one to ``MAX_NAME_WORDS`` words."""
     return 0 < len(name_words(query)) <= MAX_NAME_WORDS

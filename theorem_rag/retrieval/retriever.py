@@ -43,7 +43,7 @@ from theorem_rag.retrieval.premise_head import TEXT_DEPTH, PremiseHead, rerank
 from theorem_rag.retrieval.routing import Routing, did_you_mean, route
 from theorem_rag.retrieval.statement_words import WORDS_DEPTH, reads_statements, reorder
 from theorem_rag.retrieval.store_protocol import Store
-from theorem_rag.retrieval.tie_breaks import FORMULA_DEPTH, NAME_DEPTH, tie_breaks
+from theorem_rag.retrieval.tie_breaks import ABOUT_DEPTH, FORMULA_DEPTH, NAME_DEPTH, statements_first, tie_breaks
 
 # What a retriever ranks for: statements matching the query ("search"), or the results a proof of the query is
 # likely to use ("premises": the query embedded as a premise query, no query understanding, the statement itself
@@ -284,19 +284,22 @@ class TheoremRetriever(BaseRetriever):
         fused, front = put_first(fused, exact, found.routing)
         front_set = set(front)
         # The name tie-break looks at the first NAME_DEPTH places whatever k is, so the first hits do not depend on k.
-        # So do the statements' words a query in words reads (the first WORDS_DEPTH, whatever k is).
-        fused = fused[: max(k, NAME_DEPTH, FORMULA_DEPTH if plan.formula else 0, WORDS_DEPTH if reading else 0)
-                      if understanding else k]
+        # So do the statements' words a query in words reads (the first WORDS_DEPTH, whatever k is) and the about
+        # tie-break (the first ABOUT_DEPTH).
+        kept = max(k, WORDS_DEPTH) if reading else k
+        first = max(kept, NAME_DEPTH, ABOUT_DEPTH, FORMULA_DEPTH if plan.formula else 0)
+        fused = fused[: first if understanding else k]
         hits = self.store.hydrate(found.hits(fused))
         if understanding:
-            hits = tie_breaks(self.store, plan, found.routing, hits, max(k, WORDS_DEPTH) if reading else k, front_set,
-                              exact)  # fmt: skip
+            hits = tie_breaks(self.store, plan, found.routing, hits, max(kept, ABOUT_DEPTH), front_set, exact)
         if reading:
             # the base model's vector: made beside the search, else the caller's (a server embeds in batches) or the
             # one the base space was searched with (cached)
             vec = words_vec.result() if words_vec is not None else (
                 embedding if embedding is not None else self._embed(text, self.embed_model))  # fmt: skip
             hits = self._read_statements(vec, hits, front_set)
+        if understanding:
+            hits = statements_first(plan, hits, front_set)[:kept]
         return with_confidence(hits, found.cosine, found.lexical_top(), front_set, found.unknown,
                                found.lexical_scores())
 

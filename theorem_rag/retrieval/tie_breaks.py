@@ -1,6 +1,7 @@
 """The tie-breaks query understanding applies to the first places of a fused ranking: a formula query's results
 before the entries about them, and a query that names a result: the statement itself before exercises, examples and
-"proof of" entries, the entry devoted to it first (:mod:`theorem_rag.query_understanding.names`).
+"proof of" entries, the entry devoted to it first (:mod:`theorem_rag.query_understanding.names`); and a query that
+describes a result: statements before the entries about them, unless it asks for such an entry.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import replace
 from theorem_rag.query_understanding import QueryPlan
 from theorem_rag.query_understanding.names import (
     devoted, is_name_query, name_class, name_words, prefer_statements, results_first,
+    statements_before_entries_about_them,
 )  # fmt: skip
 from theorem_rag.records import Hit
 from theorem_rag.retrieval.routing import Routing
@@ -20,6 +22,8 @@ from theorem_rag.retrieval.store_protocol import Store
 FORMULA_DEPTH = 10
 # The places the name tie-break (query_understanding.names) reorders: the first this many.
 NAME_DEPTH = 5
+# The places the about tie-break (statements before the entries about them) reorders: the first this many.
+ABOUT_DEPTH = 10
 
 
 def tie_breaks(store: Store, plan: QueryPlan, routing: Routing, hits: list[Hit], k: int, front_set: set[str],
@@ -51,6 +55,21 @@ def tie_breaks(store: Store, plan: QueryPlan, routing: Routing, hits: list[Hit],
         is_alias=lambda h: h.theorem_id in exact and name_words(name_of(h)[0] or "") != name_words(name),
     )  # fmt: skip
     return [replace(h, rank=i) for i, h in enumerate([*head, *hits[NAME_DEPTH:]][:k], 1)]
+
+
+def statements_first(plan: QueryPlan, hits: list[Hit], front_set: set[str]) -> list[Hit]:
+    """For a query that describes a result (longer than a name, not a formula: those have their own tie-breaks
+    above), the first :data:`ABOUT_DEPTH` hits with the statements before the exercises, examples, remarks and
+    proofs about results (those routed to the front stay), unless the query asks for such an entry
+    (:func:`~theorem_rag.query_understanding.names.statements_before_entries_about_them`)."""
+    if plan.formula or is_name_query(plan.original):
+        return hits
+    name_of = lambda h: (h.theorem.name, h.theorem.kind) if h.theorem else (None, None)  # noqa: E731
+    head = statements_before_entries_about_them(plan.original, hits[:ABOUT_DEPTH], name_of,
+                                                fixed=lambda h: h.theorem_id in front_set)  # fmt: skip
+    if all(a is b for a, b in zip(head, hits)):
+        return hits
+    return [replace(h, rank=i) for i, h in enumerate([*head, *hits[ABOUT_DEPTH:]], 1)]
 
 
 def _devoted(store: Store, hits: Sequence[Hit]) -> Callable[[Hit], bool]:

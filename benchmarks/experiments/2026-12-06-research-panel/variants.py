@@ -12,7 +12,8 @@ A set with its own sources (unseen_dev.jsonl beside unseen/) has them parsed and
 Parts of a variant (joined by "+"): issue 53's before-53 (this round's ranking changes undone), prose=N,
 formula-reading=D:L, lex-share[=P], unboost, floor=F, unboost-floor=F; the bisect's switches (plain, base-space,
 query-model=DIR, no-formula, formula-weight=W, no-definition, no-acronym, no-title, no-translate, no-bare, rules-7a196e0, ascii-prose, read-math,
-short-translate, short-acronym, lex-adapted=W, lex-long=W), and section 8's: fusion=ranks|ranks+scores, rrf-k=K,
+short-translate, short-acronym, lex-adapted=W, lex-long=W), about-depth=D, and section 8's: fusion=ranks|ranks+scores,
+rrf-k=K,
 depth=N, formula-flat (the formula ranking at weight 5 whatever it matches), score-fusion=F, mix-fusion=F:A,
 mix-unboost=A, norm=z|max.
 """
@@ -427,6 +428,11 @@ def variant_setup(name, base):
             # the weight of the query's cosine with the first candidates' own words (0: not read; needs the index's
             # words space, theorem_rag.retrieval.statement_words)
             search = search.with_options(words_weight=float(value))
+        elif key == "about-depth":
+            # the about tie-break's depth (0: off): statements before the entries about them
+            import theorem_rag.retrieval.tie_breaks as tb
+
+            patches += [(tb, "ABOUT_DEPTH", int(value)), (retriever, "ABOUT_DEPTH", int(value))]
         elif key == "lex-long":
             w = float(value)
             lw = search.retriever.lexical_weights
