@@ -293,15 +293,15 @@ def test_an_unfiltered_dense_query_walks_the_index_even_on_a_small_table(big_sto
 
 def test_the_default_walk_follows_the_size_of_the_space(big_store, monkeypatch):
     """Without an ef_search of its own a dense search on a halfvec index walks what the first step holding the
-    space's maintained count of vectors says (200 up to 100,000, 400 up to 300,000) and 1,000 above the last; never
+    space's maintained count of vectors says (400 up to 400,000) and 1,000 above the last; never
     less than the pool; an explicit one is kept."""
     from theorem_rag.db import dense
 
     s = big_store
     s.build_index("v")
     assert s.space("v").index == "halfvec" and s.stats("v")["vectors"] == N_SYNTHETIC
-    assert dense.EF_SEARCH_STEPS["halfvec"] == ((100_000, 200), (400_000, 400))
-    assert s.dense_ef_search("v") == 200
+    assert dense.EF_SEARCH_STEPS["halfvec"] == ((400_000, 400),)
+    assert s.dense_ef_search("v") == 400
     assert s.dense_ef_search("v", pool=600) == 600
     assert s.dense_ef_search("v", ef_search=100) == 200 and s.dense_ef_search("v", ef_search=700) == 700
     n = N_SYNTHETIC
@@ -336,9 +336,9 @@ def test_the_default_pool_grows_with_the_space_past_the_longest_walk(big_store, 
     assert s.space("v").index == "halfvec" and s.stats("v")["vectors"] == N_SYNTHETIC
     assert dense.DEFAULT_POOL["halfvec"] == 200 and dense.LARGE_POOL["halfvec"][1] > dense.MAX_EF_SEARCH
     n = N_SYNTHETIC
-    assert s.dense_walk("v", k=20) == (200, 200)
-    assert s.dense_walk("v", k=300) == (300, 300)
-    for most, walk_pool in [(n, (200, 200)), (n - 1, (1000, 1500))]:
+    assert s.dense_walk("v", k=20) == (400, 200)
+    assert s.dense_walk("v", k=300) == (400, 300)
+    for most, walk_pool in [(n, (400, 200)), (n - 1, (1000, 1500))]:
         monkeypatch.setitem(dense.LARGE_POOL, "halfvec", (most, 1500))
         assert s.dense_walk("v", k=20) == walk_pool, most
         assert s.dense_walk("v", k=20, pool=600) == (600, 600)

@@ -12,8 +12,8 @@ A set with its own sources (unseen_dev.jsonl beside unseen/) has them parsed and
 Parts of a variant (joined by "+"): issue 53's before-53 (this round's ranking changes undone), prose=N,
 formula-reading=D:L, lex-share[=P], unboost, floor=F, unboost-floor=F; the bisect's switches (plain, base-space,
 query-model=DIR, no-formula, formula-weight=W, no-definition, no-acronym, no-title, no-translate, no-bare, rules-7a196e0, ascii-prose, read-math,
-short-translate, short-acronym, lex-adapted=W, lex-long=W), about-depth=D, and section 8's: fusion=ranks|ranks+scores,
-rrf-k=K,
+short-translate, short-acronym, lex-adapted=W, lex-long=W), about-depth=D, ef-walk=N, and section 8's:
+fusion=ranks|ranks+scores, rrf-k=K,
 depth=N, formula-flat (the formula ranking at weight 5 whatever it matches), score-fusion=F, mix-fusion=F:A,
 mix-unboost=A, norm=z|max.
 """
@@ -266,6 +266,31 @@ class _Filtered:
         return _Filtered(self.inner.with_options(**overrides), **self.filters)
 
 
+def _definitions_after():
+    import re
+    from dataclasses import replace
+
+    import theorem_rag.retrieval.retriever as retriever
+    from theorem_rag.query_understanding.names import _reorder
+
+    original = retriever.statements_first
+    asks = re.compile(r"\b(?:defin\w*|notion|called|what is|what are|concept|meaning)\b", re.I)
+
+    def statements_first(plan, hits, front_set):
+        hits = original(plan, hits, front_set)
+        from theorem_rag.query_understanding.names import is_name_query
+
+        if plan.formula or is_name_query(plan.original) or plan.definition_of or asks.search(plan.original):
+            return hits
+        head = hits[:10]
+        movable = [i for i, h in enumerate(head) if h.theorem_id not in front_set]
+        defs = {i for i in movable if head[i].theorem and head[i].theorem.kind == "definition"}
+        new = _reorder(head, movable, key=lambda i: (i in defs, i))
+        return [replace(h, rank=i) for i, h in enumerate([*new, *hits[10:]], 1)]
+
+    return (retriever, "statements_first", statements_first)
+
+
 def variant_setup(name, base):
     """(search, patches) of a variant; ``base`` is the default TheoremSearch."""
     import theorem_rag.query_understanding.plan as plan
@@ -433,6 +458,15 @@ def variant_setup(name, base):
             import theorem_rag.retrieval.tie_breaks as tb
 
             patches += [(tb, "ABOUT_DEPTH", int(value)), (retriever, "ABOUT_DEPTH", int(value))]
+        elif key == "defs-after":
+            # experiment: a description's definitions after its results too (in the first 10), unless it asks for a
+            # definition
+            patches.append(_definitions_after())
+        elif key == "ef-walk":
+            # the HNSW walk (hnsw.ef_search) of a half-precision space up to 400,000 vectors
+            import theorem_rag.db.dense as dense
+
+            patches.append((dense, "EF_SEARCH_STEPS", {**dense.EF_SEARCH_STEPS, "halfvec": ((400_000, int(value)),)}))
         elif key == "lex-long":
             w = float(value)
             lw = search.retriever.lexical_weights
