@@ -108,9 +108,9 @@ def statements_before_entries_about_them(query: str, hits: Sequence[T],
                                          name_of: Callable[[T], tuple[str | None, str | None]],
                                          fixed: Callable[[T], bool] = lambda h: False) -> list[T]:  # fmt: skip
     """``hits`` with the entries about a result (:func:`about_a_result`: an exercise, example or remark, a "proof
-    of X"; not ``fixed``) moved after the statements among their own places, unless the query asks for such an
-    entry (:func:`asks_about_a_result`): a query that describes a result asks for its statement; an entry about
-    it restates it and comes after.
+    of X"; not ``fixed``) moved after the statements among their own places (:func:`results_first`, with no entry
+    preferred as devoted), unless the query asks for such an entry (:func:`asks_about_a_result`): a query that
+    describes a result asks for its statement; an entry about it restates it and comes after.
 
     >>> hits = [("proof of Doob's inequality", "remark"), ("Doob's inequality", "theorem"), ("Doob's Lp", "lemma")]
     >>> statements_before_entries_about_them("maximal inequality for submartingales", hits, lambda h: h)[0][0]
@@ -118,11 +118,7 @@ def statements_before_entries_about_them(query: str, hits: Sequence[T],
     >>> statements_before_entries_about_them("proof of Doob's inequality", hits, lambda h: h)[0][0]
     "proof of Doob's inequality"
     """
-    if asks_about_a_result(query):
-        return list(hits)
-    movable = [i for i, h in enumerate(hits) if not fixed(h)]
-    about = {i for i in movable if about_a_result(*name_of(hits[i]))}
-    return _reorder(hits, movable, key=lambda i: (i in about, i)) if about else list(hits)
+    return list(hits) if asks_about_a_result(query) else results_first(hits, name_of, fixed=fixed)
 
 
 def is_name_query(query: str) -> bool:

@@ -271,15 +271,13 @@ def _definitions_after():
     from dataclasses import replace
 
     import theorem_rag.retrieval.retriever as retriever
-    from theorem_rag.query_understanding.names import _reorder
+    from theorem_rag.query_understanding.names import _reorder, is_name_query
 
     original = retriever.statements_first
     asks = re.compile(r"\b(?:defin\w*|notion|called|what is|what are|concept|meaning)\b", re.I)
 
     def statements_first(plan, hits, front_set):
         hits = original(plan, hits, front_set)
-        from theorem_rag.query_understanding.names import is_name_query
-
         if plan.formula or is_name_query(plan.original) or plan.definition_of or asks.search(plan.original):
             return hits
         head = hits[:10]
