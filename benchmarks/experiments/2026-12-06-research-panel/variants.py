@@ -289,6 +289,25 @@ def _definitions_after():
     return (retriever, "statements_first", statements_first)
 
 
+def _document_cap(cap, depth=20):
+    from dataclasses import replace
+
+    import theorem_rag.retrieval.retriever as retriever
+
+    original = retriever.statements_first
+
+    def statements_first(plan, hits, front_set):
+        hits = original(plan, hits, front_set)
+        seen, kept, later = {}, [], []
+        for h in hits[:depth]:
+            doc = h.theorem.doc_id if h.theorem else h.theorem_id
+            seen[doc] = seen.get(doc, 0) + 1
+            (kept if seen[doc] <= cap or h.theorem_id in front_set else later).append(h)
+        return [replace(h, rank=i) for i, h in enumerate([*kept, *later, *hits[depth:]], 1)]
+
+    return (retriever, "statements_first", statements_first)
+
+
 def variant_setup(name, base):
     """(search, patches) of a variant; ``base`` is the default TheoremSearch."""
     import theorem_rag.query_understanding.plan as plan
@@ -460,6 +479,9 @@ def variant_setup(name, base):
             # experiment: a description's definitions after its results too (in the first 10), unless it asks for a
             # definition
             patches.append(_definitions_after())
+        elif key == "doc-cap":
+            # experiment: at most N hits of one document among the first 20; the others after them, in order
+            patches.append(_document_cap(int(value)))
         elif key == "ef-walk":
             # the HNSW walk (hnsw.ef_search) of a half-precision space up to 400,000 vectors
             import theorem_rag.db.dense as dense
