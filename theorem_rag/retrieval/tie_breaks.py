@@ -30,12 +30,11 @@ def tie_breaks(store: Store, plan: QueryPlan, routing: Routing, hits: list[Hit],
                exact: set[str]) -> list[Hit]:  # fmt: skip
     """The first places of the fused hits reordered as query understanding reads the query (a formula, or a
     short query that names a result), cut to ``k``."""
-    name_of = lambda h: (h.theorem.name, h.theorem.kind) if h.theorem else (None, None)  # noqa: E731
     if plan.formula:
         # A formula asks for the result that has it: statements before the entries about them ("proof of X"),
         # and among them the entries devoted to one result (an encyclopedia entry) before statements inside
         # longer documents.
-        head = results_first(hits[:FORMULA_DEPTH], name_of, fixed=lambda h: h.theorem_id in front_set,
+        head = results_first(hits[:FORMULA_DEPTH], _name_and_kind, fixed=lambda h: h.theorem_id in front_set,
                              is_devoted=_devoted(store, hits[:FORMULA_DEPTH]))  # fmt: skip
         return [replace(h, rank=i) for i, h in enumerate([*head, *hits[FORMULA_DEPTH:]][:k], 1)]
     # A short query that names a result: the statement itself before exercises, examples and "proof of"
@@ -46,13 +45,15 @@ def tie_breaks(store: Store, plan: QueryPlan, routing: Routing, hits: list[Hit],
     # pairing"). The name is the query, or else the first of its variants (an acronym's expansion, a close
     # name) that names a hit.
     names = [t for t in (plan.text, *plan.variants, routing.did_you_mean) if t and is_name_query(t)]
-    name = next((t for t in names if any(name_class(t, *name_of(h)) is not None for h in hits[:NAME_DEPTH])), None)
+    name = next((t for t in names if any(name_class(t, *_name_and_kind(h)) is not None for h in hits[:NAME_DEPTH])),
+                None)
     if name is None:
         return hits
     head = prefer_statements(
-        name, hits[:NAME_DEPTH], name_of, fixed=lambda h: h.theorem_id in front_set and h.theorem_id not in exact,
+        name, hits[:NAME_DEPTH], _name_and_kind,
+        fixed=lambda h: h.theorem_id in front_set and h.theorem_id not in exact,
         is_devoted=_devoted(store, hits[:NAME_DEPTH]),
-        is_alias=lambda h: h.theorem_id in exact and name_words(name_of(h)[0] or "") != name_words(name),
+        is_alias=lambda h: h.theorem_id in exact and name_words(_name_and_kind(h)[0] or "") != name_words(name),
     )  # fmt: skip
     return [replace(h, rank=i) for i, h in enumerate([*head, *hits[NAME_DEPTH:]][:k], 1)]
 
@@ -64,12 +65,16 @@ def statements_first(plan: QueryPlan, hits: list[Hit], front_set: set[str]) -> l
     (:func:`~theorem_rag.query_understanding.names.statements_before_entries_about_them`)."""
     if plan.formula or is_name_query(plan.original):
         return hits
-    name_of = lambda h: (h.theorem.name, h.theorem.kind) if h.theorem else (None, None)  # noqa: E731
-    head = statements_before_entries_about_them(plan.original, hits[:ABOUT_DEPTH], name_of,
+    head = statements_before_entries_about_them(plan.original, hits[:ABOUT_DEPTH], _name_and_kind,
                                                 fixed=lambda h: h.theorem_id in front_set)  # fmt: skip
     if all(a is b for a, b in zip(head, hits)):
         return hits
     return [replace(h, rank=i) for i, h in enumerate([*head, *hits[ABOUT_DEPTH:]], 1)]
+
+
+def _name_and_kind(h: Hit) -> tuple[str | None, str | None]:
+    """What the name rules read of a hit: its statement's name and kind."""
+    return (h.theorem.name, h.theorem.kind) if h.theorem else (None, None)
 
 
 def _devoted(store: Store, hits: Sequence[Hit]) -> Callable[[Hit], bool]:
