@@ -11,7 +11,7 @@ Filters(source=('stacks',), kind=('lemma', 'theorem'), doc_id=(), year_min=2000,
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -126,6 +126,18 @@ class Filters:
     def is_empty(self) -> bool:
         return (not (self.source or self.kind or self.doc_id or self.category) and self.year_min is None
                 and self.year_max is None and self.formal is None)  # fmt: skip
+
+    def admits(self, formal_sources: Collection[str]) -> tuple[bool, bool]:
+        """Whether these filters can admit (informal, formal) statements, by the formal filter and the sources
+        named, given the sources whose statements are formal (``formal_sources``).
+
+        >>> Filters(source=("mathlib",)).admits({"mathlib"}), Filters(formal=False).admits({"mathlib"})
+        ((False, True), (True, False))
+        """
+        sources = set(self.source)
+        informal = self.formal is not True and (not sources or bool(sources - set(formal_sources)))
+        formal = self.formal is not False and (not sources or bool(sources & set(formal_sources)))
+        return informal, formal
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Any] | Filters | None) -> Filters:

@@ -71,6 +71,27 @@ def test_queries_in_words_keep_the_query_space_and_reach_the_declarations_in_the
     search.close()
 
 
+@pytest.mark.parametrize("filters, spaces", [({"formal": True}, {BASE_SPACE}), ({"sources": "mathlib"}, {BASE_SPACE}),
+                                             ({"sources": "planetmath"}, {QUERY_SPACE}),
+                                             ({"sources": ["planetmath", "mathlib"]}, {QUERY_SPACE, BASE_SPACE})])
+def test_a_space_is_searched_only_where_the_filters_admit_its_statements(pg_dsn, built, monkeypatch, filters,
+                                                                         spaces):  # fmt: skip
+    """The query space holds no declaration: a search for formal statements only leaves it out (a walk for none went
+    on through 20,000 tuples, 150 ms on the combined index), and one for LaTeX sources only leaves out the base
+    space's formal search; the hits are what the filters admit."""
+    search = _search(pg_dsn, built)
+    calls = []
+    real = search.store.search_dense
+    monkeypatch.setattr(search.store, "search_dense", lambda space, vector, *a, **kw: calls.append(space) or real(
+        space, vector, *a, **kw))  # fmt: skip
+    hits = search.search("every prime number is at least two", k=10, **filters)
+    assert set(calls) == spaces
+    ids = [h.theorem_id for h in hits]
+    assert ("mathlib:Nat.Prime.two_le" in ids) == (BASE_SPACE in spaces)
+    assert ("planetmath:PrimesAreAtLeastTwo" in ids) == (QUERY_SPACE in spaces)
+    search.close()
+
+
 def test_a_query_space_missing_informal_statements_is_not_used(pg_dsn, built):
     """A query space that lacks more than the formal statements is still being built: every query searches the
     base space until it is complete, as before. (Last in the file: it takes a vector out of the shared index.)"""

@@ -236,11 +236,15 @@ class TheoremStore(WriteOps, SpaceOps, DenseOps, TextOps, ReadOps, SideTableOps,
             n = conn.execute(sql.SQL("SELECT {n}").format(n=counters.count_of(self.names)), [key]).fetchone()[0]
         return int(n)
 
-    def count_formal(self) -> int:
-        """Formal statements in the index (Lean declarations): those of the sources whose documents are in a formal
-        language (:data:`~theorem_rag.filters.FORMAL_LANGUAGES`), from the maintained counts."""
+    def formal_sources(self) -> frozenset[str]:
+        """The sources whose documents are in a formal language (:data:`~theorem_rag.filters.FORMAL_LANGUAGES`):
+        those of the formal statements (Lean declarations)."""
         query = sql.SQL("SELECT DISTINCT source FROM {d} WHERE meta ->> 'language' = ANY(%s)").format(
             d=sql.Identifier(self.names.documents))
         with self.connection() as conn:
-            sources = [row[0] for row in conn.execute(query, [list(FORMAL_LANGUAGES)])]
-        return sum(self.count(source) for source in sources)
+            return frozenset(row[0] for row in conn.execute(query, [list(FORMAL_LANGUAGES)]))
+
+    def count_formal(self) -> int:
+        """Formal statements in the index (Lean declarations): those of :meth:`formal_sources`, from the maintained
+        counts."""
+        return sum(self.count(source) for source in self.formal_sources())

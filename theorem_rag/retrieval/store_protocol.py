@@ -91,6 +91,8 @@ class Store(Protocol):
 
     def count_formal(self) -> int: ...
 
+    def formal_sources(self) -> frozenset[str]: ...
+
     def record_feedback(self, query: str, vote: int, theorem_id: str | None = None, answer_id: str | None = None,
                         comment: str | None = "", answer: str | None = None) -> int: ...  # fmt: skip
 
