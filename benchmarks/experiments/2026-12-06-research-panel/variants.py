@@ -289,7 +289,7 @@ def _definitions_after():
     return (retriever, "statements_first", statements_first)
 
 
-def _document_cap(cap, depth=20):
+def _document_cap(cap, depth=20, formal_only=False):
     from dataclasses import replace
 
     import theorem_rag.retrieval.retriever as retriever
@@ -302,7 +302,8 @@ def _document_cap(cap, depth=20):
         for h in hits[:depth]:
             doc = h.theorem.doc_id if h.theorem else h.theorem_id
             seen[doc] = seen.get(doc, 0) + 1
-            (kept if seen[doc] <= cap or h.theorem_id in front_set else later).append(h)
+            capped = not formal_only or (h.theorem is not None and h.theorem.source == "mathlib")
+            (kept if seen[doc] <= cap or not capped or h.theorem_id in front_set else later).append(h)
         return [replace(h, rank=i) for i, h in enumerate([*kept, *later, *hits[depth:]], 1)]
 
     return (retriever, "statements_first", statements_first)
@@ -347,10 +348,20 @@ def variant_setup(name, base):
             import theorem_rag.retrieval.options as ranking_options
 
             patches.append((ranking_options, "FORMAL_WEIGHT", float(value)))
+        elif key in ("formal-gap", "formal-min", "formal-gap-depth", "formal-off"):
+            # the formal ranking's weight by the gap between the best declaration and the best informal candidate
+            import theorem_rag.retrieval.options as ranking_options
+
+            name_of = {"formal-gap": "FORMAL_GAP_SCALE", "formal-min": "FORMAL_WEIGHT_MIN",
+                       "formal-gap-depth": "FORMAL_GAP_DEPTH", "formal-off": "FORMAL_GAP_OFFSET"}  # fmt: skip
+            patches.append((ranking_options, name_of[key], int(value) if key == "formal-gap-depth" else float(value)))
         elif key == "no-definition":
             patches.append((plan, "definition_subject", lambda q: None))
         elif key == "no-acronym":
             patches.append((plan, "expansions", lambda w: []))
+        elif key == "no-lean-types":
+            # the declarations named by the term asked for (EuclideanDomain for "Euclidean domain") not looked up
+            patches.append((routing, "type_names", lambda term: ()))
         elif key == "no-title":
             patches.append((routing, "route_title", lambda q, t: None))
         elif key == "no-translate":
@@ -482,6 +493,9 @@ def variant_setup(name, base):
         elif key == "doc-cap":
             # experiment: at most N hits of one document among the first 20; the others after them, in order
             patches.append(_document_cap(int(value)))
+        elif key == "formal-cap":
+            # experiment: at most N hits of one Lean module among the first 20; the others after them, in order
+            patches.append(_document_cap(int(value), formal_only=True))
         elif key == "ef-walk":
             # the HNSW walk (hnsw.ef_search) of a half-precision space up to 400,000 vectors
             import theorem_rag.db.dense as dense
