@@ -55,6 +55,8 @@ def test_statement_queries_are_not_definitions():
     assert understand("what is the fundamental theorem of calculus").definition_of is None
     assert definition_subject("every finite integral domain is a field") is None
     assert understand("Nakayama lemma").bare_term is False  # a result word: a name, not a term
+    assert understand("grand théorème de Fermat").bare_term is False  # so it is in the English it is searched in
+    assert understand("espace métrique").bare_term is True
     assert bare_noun_phrase("metric space") and not bare_noun_phrase("a^2 + b^2 = c^2")
 
 

@@ -45,6 +45,9 @@ _CAMEL = re.compile(r"[a-z][A-Z]")
 _NAME_WORD = re.compile(r"[A-Za-z][A-Za-z0-9']*")
 # A query of the words of a name is two to this many words (each split joins them by a dot or an underscore).
 MAX_NAME_WORDS = 4
+# A term of one to this many words may name a notion mathlib defines (a structure, a class, a definition).
+MAX_TYPE_WORDS = 4
+_TERM_WORD = re.compile(r"[^\W\d_]+")
 
 
 def lean_prose_words(query: str) -> int:
@@ -122,3 +125,23 @@ def name_suffixes(query: str) -> tuple[str, ...]:
         return ()
     joints = itertools.product("._", repeat=len(words) - 1)
     return tuple(words[0] + "".join(j + w for j, w in zip(joint, words[1:])) for joint in joints)
+
+
+def type_names(term: str) -> tuple[str, ...]:
+    """The names mathlib gives the notion a term names, by its naming convention: the words run together in
+    UpperCamelCase (structures, classes and the types it defines: "Euclidean domain" is ``EuclideanDomain``), the
+    term as written and with its last word singular; a name look-up ignores case, so ``alternatingGroup`` answers
+    "alternating group" too. One to ``MAX_TYPE_WORDS`` words of letters (hyphens split words); else nothing.
+
+    >>> type_names("Euclidean domain"), type_names("path-connected spaces"), type_names("x^2 + 1")
+    (('EuclideanDomain',), ('PathConnectedSpaces', 'PathConnectedSpace'), ())
+    """
+    words = fold_accents(term).replace("-", " ").split()
+    if not 1 <= len(words) <= MAX_TYPE_WORDS or not all(map(_TERM_WORD.fullmatch, words)):
+        return ()
+    last = words[-1]
+    singular = (last[:-3] + "y" if last.endswith("ies") else last[:-1] if last.endswith("s") and not
+                last.endswith("ss") else last)  # fmt: skip
+    forms = ("".join(w[:1].upper() + w[1:] for w in [*words[:-1], end]) for end in (last, singular))
+    return tuple(dict.fromkeys(forms))
+

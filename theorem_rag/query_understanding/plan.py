@@ -107,6 +107,7 @@ def understand(query: str) -> QueryPlan:
         notes.append(f"read as English: {english}")
         variants.insert(0, text)
         folded = english
+        bare = bare and bare_noun_phrase(english)  # "grand théorème de Fermat" names a result: "theorem" in English
     for acronym, expansion, expanded in _expand_acronyms(folded):
         notes.append(f"{acronym} = {expansion}")
         variants.append(expanded)

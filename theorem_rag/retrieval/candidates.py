@@ -109,8 +109,9 @@ def put_first(fused: list[tuple[str, float]], exact: set[str],
               routing: Routing) -> tuple[list[tuple[str, float]], list[str]]:  # fmt: skip
     """The fused ranking with the statements a look-up names first, and those statements in order: the ones named
     exactly as the query (``exact``, in the fused order), then those the routing names, those whose name ends with
-    the query, the routed ones (the paper asked for) and the best :data:`~theorem_rag.retrieval.routing.PROMOTED`
-    definitions of the term asked for. One the fusion missed gets the best fused score."""
+    the query, the routed ones (the paper asked for), the best :data:`~theorem_rag.retrieval.routing.PROMOTED`
+    definitions of the term asked for and the declarations it names. One the fusion missed gets the best fused
+    score."""
     scores = dict(fused)
     top = max(scores.values(), default=0.0)
     # Names ending with the query, and definitions of the term asked for (the best of them): by the fused
@@ -118,7 +119,7 @@ def put_first(fused: list[tuple[str, float]], exact: set[str],
     position = {x: i for i, (x, _) in enumerate(fused)}
     name_ends, promoted = (in_order(ids, position) for ids in (routing.name_ends, routing.promote))
     front = list(dict.fromkeys([*(x for x, _ in fused if x in exact), *routing.named, *name_ends, *routing.front,
-                                *promoted[:PROMOTED]]))  # fmt: skip
+                                *promoted[:PROMOTED], *routing.lean_types]))  # fmt: skip
     return [(x, scores.get(x, top)) for x in front] + [x for x in fused if x[0] not in set(front)], front
 
 

@@ -5,6 +5,8 @@ to search. Used by :class:`~theorem_rag.retrieval.retriever.TheoremRetriever`; t
 - the paper asked for by arXiv id, DOI or title: its statements first, in source order;
 - "definition of X" / "what is a X": definitions named X (or with X in their name) first; a bare term: only a
   definition named exactly so;
+- a term asked for (bare or "definition of X"): the Lean declaration mathlib names by it (``EuclideanDomain`` for
+  "Euclidean domain"), after the definitions;
 - a Lean name or the words of one (``Nat.Prime.two_le``, ``two_le``, ``prime two le``): the statements named so
   first, then those whose name ends with it after a dot (``store.names_ending``);
 - a short query that full-text search does not find, with a statement name close to it by trigram similarity:
@@ -17,18 +19,21 @@ to search. Used by :class:`~theorem_rag.retrieval.retriever.TheoremRetriever`; t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from theorem_rag.filters import FORMAL_LANGUAGES, Filters
 from theorem_rag.query import query_tokens
 from theorem_rag.query_understanding.intent import MIN_TITLE_WORDS, title_index, title_key
+from theorem_rag.query_understanding.lean import type_names
 from theorem_rag.query_understanding.plan import QueryPlan
 from theorem_rag.retrieval.store_protocol import Store
 
 # Definitions matching the term asked for: this many candidates, of which the fused ranking's best PROMOTED go first.
 PROMOTE_POOL = 20
 PROMOTED = 2
+# Declarations named by the term asked for (its UpperCamelCase: lean.type_names): this many after the definitions.
+LEAN_TYPES = 1
 # A query that contains a title routes to it only when it is little more than the title ("the paper X", "X pdf"):
 # a statement that mentions "the Chinese remainder theorem" is not asking for that entry.
 MAX_EXTRA_WORDS = 3
@@ -39,12 +44,14 @@ TYPO_MAX_TOKENS = 6
 class Routing:
     """Statement ids to put first (``named``: named as the query, and ``front``, in this order; then
     ``name_ends``, named with the query as the end of a dotted name, and ``promote``, in the order of the fused
-    ranking), the papers routed to, and a close name for a misspelt query."""
+    ranking, then ``lean_types``, the declarations named by the term asked for), the papers routed to, and a close
+    name for a misspelt query."""
 
     front: list[str] = field(default_factory=list)
     promote: list[str] = field(default_factory=list)
     named: list[str] = field(default_factory=list)
     name_ends: list[str] = field(default_factory=list)
+    lean_types: list[str] = field(default_factory=list)
     extra_texts: list[str] = field(default_factory=list)
     did_you_mean: str | None = None
     papers: list[str] = field(default_factory=list)
@@ -89,6 +96,12 @@ def route(store: Store, plan: QueryPlan, filters: Filters, k: int) -> Routing:
         out.promote += store.definitions_named(plan.definition_of, exact=False, k=PROMOTE_POOL, filters=filters)
     elif plan.bare_term:
         out.promote += store.definitions_named(plan.text, exact=True, k=PROMOTE_POOL, filters=filters)
+    term = plan.definition_of or (plan.text if plan.bare_term else None)
+    types = type_names(term) if term and filters.formal is not False and (
+        not filters.kind or "definition" in filters.kind) else ()  # fmt: skip
+    if types:
+        lean = replace(filters, formal=True, kind=("definition",))
+        out.lean_types += [theorem_id for theorem_id, _ in store.names_ending(types, k=LEAN_TYPES, filters=lean)]
     if plan.names:
         forms = {n.lower() for n in plan.names}
         for theorem_id, name in store.names_ending(plan.names, k=k, filters=filters):
