@@ -90,19 +90,6 @@ def test_lean_notation_is_searched_in_the_words_of_the_lean_slogans(retriever, q
 
 
 @pytest.mark.models
-def test_a_term_asked_for_finds_the_declaration_mathlib_names_by_it(retriever):
-    """mathlib names a notion by its words in UpperCamelCase (``Nat.Prime`` for "prime"): a bare term or "definition
-    of X" puts that declaration first among the declarations, after the definitions named so; the digest embedding
-    and full-text search alone leave it behind the theorems that say "prime" more often."""
-    for query in ("prime", "primes", "definition of prime"):
-        assert _ids(retriever, query, filters={"formal": True})[0] == "mathlib:Nat.Prime", query
-        assert "mathlib:Nat.Prime" in _ids(retriever, query)[:2], query
-    assert "mathlib:Nat.Prime" not in _ids(retriever, "prime", filters={"formal": False})
-    assert "mathlib:Nat.Prime" not in _ids(retriever, "prime", filters={"kind": ["theorem"]})
-    # without the look-up (no query understanding) another declaration comes first
-    assert _ids(retriever.with_options(understand=False), "prime", filters={"formal": True})[0] != "mathlib:Nat.Prime"
-
-
 @pytest.mark.parametrize("query, expected", [
     ("p.Prime → 2 ≤ p", "mathlib:Nat.Prime.two_le"),
     ("a ∣ b → a ≤ b", "mathlib:Nat.le_of_dvd"),

@@ -144,4 +144,3 @@ def type_names(term: str) -> tuple[str, ...]:
                 last.endswith("ss") else last)  # fmt: skip
     forms = ("".join(w[:1].upper() + w[1:] for w in [*words[:-1], end]) for end in (last, singular))
     return tuple(dict.fromkeys(forms))
-
