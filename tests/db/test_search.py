@@ -199,3 +199,23 @@ def test_neighbours_and_graph_search_follow_the_parsed_proof_references(tiny_sea
     # References a statement makes are looked up by label, within the source.
     found = tiny_search.theorems_by_labels("stacks", ["lemma-local", "algebra-lemma-product", "lemma-nonexistent"])
     assert sorted(t.id for t in found) == ["stacks:00AC", "stacks:00AD"]
+
+
+def test_a_long_query_in_a_row_outranks_statements_with_only_its_rare_words(store):
+    """On an index where "theorem" and "algebra" are in most statements (mathlib's declarations say "Theorem in
+    algebra, ..."), "fundamental theorem of algebra" keeps "fundamental" alone by IDF; the statement that holds the
+    whole query in a row comes first, not the ones that repeat "fundamental"."""
+    from theorem_rag.records import Theorem
+
+    common = [Theorem(id=f"a:common{i}", source="a", kind="lemma", doc_id="doc1", name=f"Lemma {i}",
+                      body_latex=f"Theorem in algebra: the algebra theorem number {i}.")
+              for i in range(24)]  # fmt: skip
+    fundamental = [Theorem(id=f"a:f{i}", source="a", kind="lemma", doc_id="doc1", name=f"Fundamental group {i}",
+                           body_latex="Theorem in algebraic topology: the fundamental group, fundamental groupoid "
+                                      "and fundamental class are fundamental.") for i in range(3)]  # fmt: skip
+    answer = Theorem(id="a:z-answer", source="a", kind="theorem", doc_id="doc1", name="Complex is algebraically closed",
+                     body_latex="By the fundamental theorem of algebra, every nonconstant complex polynomial has a "
+                                "root.")  # fmt: skip
+    store.upsert_theorems([*common, *fundamental, answer])
+    hits = store.search_text("fundamental theorem of algebra", k=5)
+    assert hits[0].theorem_id == "a:z-answer", [h.theorem_id for h in hits]

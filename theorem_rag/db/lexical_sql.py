@@ -60,6 +60,11 @@ MAX_DF_SHARE = 0.2
 # (benchmarks/results/text_budget/).
 CANDIDATE_BUDGET = 4_000
 RANK_CAP = 2_000
+# A long query's words all in a row in a statement (``phraseto_tsquery``: its common words too, which the IDF share
+# leaves out; "fundamental theorem of algebra" is "fundament" alone by IDF on an index with mathlib, where
+# "theorem" and "algebra" are in most declarations): that much more share, so it outranks statements that only
+# hold the rare words.
+PHRASE_SHARE = 0.5
 # A text row's full-text vector up to this size (pg_column_size) is matched where it lies: the text table keeps
 # rows of up to 8,160 bytes whole (toast_tuple_target, migration 16), so such a vector is in the row unless its
 # other columns are long too (then it is fetched once per term: slower, the same result). A longer one, which
@@ -166,7 +171,8 @@ def text_search(
 
     Keyword queries (at most ``SHORT_QUERY_TOKENS`` words) need every word as a prefix and rank by ``ts_rank_cd``.
     Longer queries are scored like BM25 without term frequency: the share of the IDF of the query's rare lexemes
-    (``terms``, from :func:`query_terms`) that a statement contains (so at most 1), plus a small ``ts_rank_cd`` to
+    (``terms``, from :func:`query_terms`) that a statement contains (so at most 1), ``PHRASE_SHARE`` more when it
+    holds the query's words in a row (common words included), plus a small ``ts_rank_cd`` to
     break ties. The name boost matters for keyword queries such as "Yoneda lemma": the statement named so should
     come first; a query equal to one of a statement's recorded alternative names (``meta.synonyms``) counts as its
     name.
@@ -193,8 +199,15 @@ def text_search(
     # are read again for ts_rank_cd by their row address (ctid: one statement, one snapshot, so it still points at
     # the same row), not through the primary key's b-tree: the same rows, 4-6 % less time for long queries
     # (benchmarks/results/text_ctid/).
+    # The phrase's tsquery is made once, in a sub-select: as a function call in the CASE it was made again for every
+    # candidate (4-8 word queries, full-text p50 10.2 -> 16.1 ms; in a sub-select 10.9: results/phrase_share/).
+    phrase = PHRASE_SHARE > 0
+
     def share(v: sql.Composable) -> sql.Composed:
-        return sql.SQL(" + ").join(sql.SQL("CASE WHEN {v} @@ %s::tsquery THEN %s::float8 ELSE 0 END").format(v=v) for _ in terms)
+        match = sql.SQL("CASE WHEN {v} @@ %s::tsquery THEN %s::float8 ELSE 0 END").format(v=v)
+        in_a_row = sql.SQL("CASE WHEN {v} @@ (SELECT phraseto_tsquery('english', %s)) THEN %s::float8 ELSE 0 END"
+                           ).format(v=v)  # fmt: skip
+        return sql.SQL(" + ").join([match] * len(terms) + [in_a_row] * phrase)
 
     # Two passes keep ts_rank_cd (the costly part: it reads positions) to the rows that can still reach the top k.
     # The first ranks the best 2 k candidates by IDF share (at least k + 20), which gives a k-th best final score; a
@@ -238,8 +251,11 @@ def text_search(
     head = min(cap, max(2 * k, k + 20))
     rank_query = " | ".join(lexemes)
     # Lexemes are [a-z0-9]+ (query_terms keeps no other), so each is a tsquery literal as it stands.
+    # The query's words in a row, as a phrase (common words included): a share of PHRASE_SHARE more
+    shares = [*(x for term in terms for x in (term.lexeme, term.idf)),
+              *([query, total * Decimal(str(PHRASE_SHARE))] if phrase else [])]  # fmt: skip
     return query_sql, [
-        lowered, *[x for term in terms for x in (term.lexeme, term.idf)] * 2, cand_query, lowered, *fparams,
+        lowered, *shares * 2, cand_query, lowered, *fparams,
         total, head, rank_query, lowered, k - 1,
         total, Decimal(str(0.1 * RANK_BOUND)), total, cap - head, rank_query, lowered, k,
     ]  # fmt: skip

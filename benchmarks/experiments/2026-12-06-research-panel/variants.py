@@ -359,6 +359,11 @@ def variant_setup(name, base):
             patches.append((plan, "definition_subject", lambda q: None))
         elif key == "no-acronym":
             patches.append((plan, "expansions", lambda w: []))
+        elif key == "phrase-share":
+            # a long full-text query's words in a row: this much more share (0: the phrase not read)
+            import theorem_rag.db.lexical_sql as lexical_sql
+
+            patches.append((lexical_sql, "PHRASE_SHARE", float(value)))
         elif key == "no-lean-types":
             # the declarations named by the term asked for (EuclideanDomain for "Euclidean domain") not looked up
             patches.append((routing, "type_names", lambda term: ()))
