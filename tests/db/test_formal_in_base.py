@@ -92,6 +92,25 @@ def test_a_space_is_searched_only_where_the_filters_admit_its_statements(pg_dsn,
     search.close()
 
 
+def test_a_formal_only_search_weighs_full_text_as_against_the_base_space(pg_dsn, built):
+    """Full-text search weighs less beside the adapted model's ranking of a query in words (``lexical_weights``'
+    third value) than beside the base model's (its second): a search for declarations only compares the query with
+    the base space alone, so its full-text ranking takes the base space's weight."""
+    from theorem_rag.filters import Filters
+    from theorem_rag.retrieval.candidates import matched_share
+
+    search = _search(pg_dsn, built)
+    r = search.retriever
+    query = "every prime number is at least two"
+    space, model = r.dense_space(query)
+    _, long, adapted = r.lexical_weights
+    assert space == QUERY_SPACE and adapted < long
+    for filters, weight in ((Filters(formal=True), long), (Filters(), adapted)):
+        found = r._gather(r.plan(query), None, space, model, 50, 10, filters, True)
+        assert found.lexical and found.weights[-1] == pytest.approx(weight * matched_share(found.lexical)), filters
+    search.close()
+
+
 def test_a_query_space_missing_informal_statements_is_not_used(pg_dsn, built):
     """A query space that lacks more than the formal statements is still being built: every query searches the
     base space until it is complete, as before. (Last in the file: it takes a vector out of the shared index.)"""

@@ -363,6 +363,8 @@ class TheoremRetriever(BaseRetriever):
         informal, formal = True, False
         if space == self.query_space and self.formal_in_base:
             informal, formal = filters.admits(self._formal_sources())
+        # the space whose dense ranking the full-text one is weighed against: the base one when it is the only one
+        weighed = space if informal else self.space
         i = 0
         try:
             while i < len(texts):
@@ -388,7 +390,7 @@ class TheoremRetriever(BaseRetriever):
                         lexical = pending.pop(i).result()
                     else:  # searched on this connection, or a close name added below
                         lexical = self.store.search_text(query, k=depth, filters=filters)
-                    found.add(lexical, self._lexical_weight(query, space, lexical))
+                    found.add(lexical, self._lexical_weight(query, weighed, lexical))
                     found.lexical += lexical
                     if i == 0 and understanding and found.routing.did_you_mean is None:
                         found.routing.did_you_mean = did_you_mean(self.store, plan, lexical_empty=not lexical)

@@ -364,6 +364,12 @@ def variant_setup(name, base):
             import theorem_rag.db.lexical_sql as lexical_sql
 
             patches.append((lexical_sql, "PHRASE_SHARE", float(value)))
+        elif key == "lex-query-space":
+            # before: a formal-only search also walked the query space (finding nothing) and so weighed its full-text
+            # ranking as against that space; the filters made to admit informal statements there again
+            from theorem_rag.filters import Filters
+
+            patches.append((Filters, "admits", lambda self, formal_sources: (True, self.formal is not False)))
         elif key == "no-lean-types":
             # the declarations named by the term asked for (EuclideanDomain for "Euclidean domain") not looked up
             patches.append((routing, "type_names", lambda term: ()))
