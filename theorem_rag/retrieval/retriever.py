@@ -363,13 +363,13 @@ class TheoremRetriever(BaseRetriever):
         informal, formal = True, False
         if space == self.query_space and self.formal_in_base:
             informal, formal = filters.admits(self._formal_sources())
+        spaces = (space, *self.extra_spaces) if informal else ()
         # the space whose dense ranking the full-text one is weighed against: the base one when it is the only one
         weighed = space if informal else self.space
         i = 0
         try:
             while i < len(texts):
                 query = texts[i]
-                spaces = (space, *self.extra_spaces) if informal else ()
                 if spaces:
                     vec = embedding if i == 0 and embedding is not None else self._embed(query, model)
                 for searched in spaces:
