@@ -3,7 +3,8 @@
 # slogans, embed them with the bundled MiniLM model and with math-minilm-v4 into the embedded PostgreSQL + pgvector,
 # each statement's words alone with MiniLM, and search. The first search comes as soon as the base model's space
 # holds the Stacks Project; the other corpora, the adapted space, the words space, the premise head and what only the
-# app, the servers, evaluation and the tests need (llama-cpp-python compiles for minutes) follow.
+# app, the servers, evaluation and the tests need follow (llama-cpp-python, which compiles for minutes, in the
+# background from the start).
 # Reruns are incremental: unchanged statements are neither re-sloganized nor re-embedded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,12 @@ EVAL="${THEOREM_RAG_EVAL_DIR:-../shared/eval}"
 export HF_HUB_OFFLINE=1 LITELLM_LOCAL_MODEL_COST_MAP=True TOKENIZERS_PARALLELISM=false OMP_WAIT_POLICY=PASSIVE
 elapsed() { printf '%dm%02ds' $((SECONDS / 60)) $((SECONDS % 60)); }
 bash scripts/setup.sh corpus,index
+# llama-cpp-python, which only the app needs, compiles for minutes: built now as a wheel in the background at the
+# lowest priority, on the cycles that parsing and embedding leave idle, and installed from that wheel at the end.
+WHEELS=$(mktemp -d)
+nice -n 19 bash scripts/setup.sh --wheels "$WHEELS" > "$WHEELS/build.log" 2>&1 &
+PREBUILD=$!
+trap 'kill "$PREBUILD" 2>/dev/null || true; rm -rf "$WHEELS"' EXIT
 trag=.venv/bin/theorem-rag
 # The corpora: $THEOREM_RAG_CORPORA if set, else ../shared/corpora where it exists, else fetched once from their
 # public git repositories at pinned commits into <data dir>/corpora (needs git and the network; reruns reuse it).
@@ -35,5 +42,6 @@ if [ -d "$EVAL" ]; then $trag model premise-head --eval-dir "$EVAL"; else $trag 
 $trag search "a local ring has a unique maximal ideal" -k 5
 $trag search "1-1 correspondence" -k 3
 echo "searches done after $(elapsed); installing the rest: the app, the servers, evaluation, docs and tests"
-bash scripts/setup.sh
+wait "$PREBUILD" || { cat "$WHEELS/build.log" >&2; echo "building llama-cpp-python in the background failed; again now"; }
+PIP_FIND_LINKS="$WHEELS${PIP_FIND_LINKS:+ $PIP_FIND_LINKS}" bash scripts/setup.sh
 echo "quickstart done after $(elapsed)"

@@ -158,11 +158,11 @@ def test_the_quickstart_fetches_the_corpora_when_shared_is_absent(mirror, tmp_pa
     step fetches every corpus from the local mirror into the data directory and its parse makes records of each.
     Setup and the index, model and search steps are stand-ins that record their arguments: the first search comes
     right after the base model's space holds Stacks, on what parse, index and search need; the rest of the setup
-    comes last."""
+    comes last, llama-cpp-python built for it in the background."""
     repo = tmp_path / "checkout"
     (repo / "scripts").mkdir(parents=True)
     shutil.copy(ROOT / "scripts" / "quickstart.sh", repo / "scripts" / "quickstart.sh")
-    (repo / "scripts" / "setup.sh").write_text('echo "setup $*" >> "$STEPS"\n')
+    (repo / "scripts" / "setup.sh").write_text('echo "setup $*${PIP_FIND_LINKS:+ from $PIP_FIND_LINKS}" >> "$STEPS"\n')
     trag = repo / ".venv" / "bin" / "theorem-rag"
     trag.parent.mkdir(parents=True)
     trag.write_text('#!/usr/bin/env bash\nif [ "$1" = corpus ]; then exec "$PYTHON" -c '
@@ -171,7 +171,8 @@ def test_the_quickstart_fetches_the_corpora_when_shared_is_absent(mirror, tmp_pa
     env = {k: v for k, v in os.environ.items() if k not in ("THEOREM_RAG_CORPORA", "THEOREM_RAG_EVAL_DIR")}
     env.update(PYTHON=sys.executable, STEPS=str(tmp_path / "steps.log"), PYTHONPATH=str(ROOT),
                THEOREM_RAG_DATA_DIR=str(tmp_path / "data"), THEOREM_RAG_CORPUS_MIRROR=str(mirror[0]),
-               THEOREM_RAG_CORPUS_MANIFEST=str(mirror[2]), THEOREM_RAG_NO_PLASTEX="1")  # fmt: skip
+               THEOREM_RAG_CORPUS_MANIFEST=str(mirror[2]), THEOREM_RAG_NO_PLASTEX="1",
+               PIP_FIND_LINKS="/given/wheels")  # fmt: skip
     assert not (tmp_path / "shared").exists()
     proc = subprocess.run(["bash", str(repo / "scripts" / "quickstart.sh")], env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -180,11 +181,17 @@ def test_the_quickstart_fetches_the_corpora_when_shared_is_absent(mirror, tmp_pa
     assert {r["source"] for r in records} == set(DEFAULTS)
     assert "stacks:0001" in {r["id"] for r in records}
     first = "search a local ring has a unique maximal ideal -k 5"
-    assert (tmp_path / "steps.log").read_text().splitlines() == [
-        "setup corpus,index", "index build --records data/records --source stacks", first,
+    steps = (tmp_path / "steps.log").read_text().splitlines()
+    # llama-cpp-python's wheel is built in the background from the start, into the folder the last setup reads
+    background = [s for s in steps if s.startswith("setup --wheels ")]
+    assert len(background) == 1, steps
+    wheels = background[0].removeprefix("setup --wheels ").removesuffix(" from /given/wheels")
+    assert steps[-1] == f"setup  from {wheels} /given/wheels", steps
+    assert [s for s in steps[:-1] if s not in background] == [
+        "setup corpus,index from /given/wheels", "index build --records data/records --source stacks", first,
         "index build --records data/records", "index build --records data/records --embed-model math-minilm-v4",
         "index build --records data/records --embed-field statement", "model premise-head --no-eval-exclusion",
-        first, "search 1-1 correspondence -k 3", "setup "]  # fmt: skip
+        first, "search 1-1 correspondence -k 3"]  # fmt: skip
     assert re.search(r"^first search after \d+m\d\ds$", proc.stdout, re.MULTILINE), proc.stdout
 
 
