@@ -138,6 +138,108 @@ def formula_keys(latex: str, whole: bool = False, limit: int = MAX_KEYS) -> list
     return list(out)
 
 
+# Lean 4's notation as the symbols LaTeX's control words read as (:func:`symbols`, synonyms merged), so that a
+# formula written in either notation shares its keys with the other: ``≤`` and ``\\le`` both read ``le``,
+# ``ℝ`` and ``\\mathbb{R}`` both ``mathbb R``, ``x⁻¹`` and ``x^{-1}`` both ``x ^ - 1``.
+_LEAN_SYMBOLS = {
+    "≤": "le", "≥": "ge", "≠": "ne", "∣": "|", "∑": "sum", "∏": "prod", "∫": "int", "∮": "oint", "∞": "infty",
+    "→": "to", "↔": "iff", "∀": "forall", "∃": "exists", "∈": "in", "∉": "notin", "⊆": "subset", "⊂": "subset",
+    "⊇": "supset", "⊃": "supset", "∩": "cap", "∪": "cup", "⋂": "bigcap", "⋃": "bigcup", "¬": "neg", "∧": "wedge",
+    "∨": "vee", "×": "times", "•": "*", "∘": "circ", "√": "sqrt", "∅": "varnothing", "⌊": "lfloor",
+    "⌋": "rfloor", "⌈": "lceil", "⌉": "rceil", "⟨": "<", "⟩": ">", "∂": "partial", "∇": "nabla", "⊗": "otimes",
+    "⊕": "oplus", "≃": "simeq", "≅": "cong", "≈": "approx", "⊤": "top", "⊥": "bot", "⊔": "sqcup", "⊓": "sqcap",
+    "≡": "equiv", "%": "mod", "·": "*", "⁻¹": "^ - 1", "ᶜ": "^ c", "ᵀ": "^ T", "‖": "‖", "ℕ": "mathbb N",
+    "ℤ": "mathbb Z", "ℚ": "mathbb Q", "ℝ": "mathbb R", "ℂ": "mathbb C", "α": "alpha", "β": "beta",
+    "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta", "η": "eta", "θ": "theta", "ι": "iota",
+    "κ": "kappa", "λ": "lambda", "μ": "mu", "ν": "nu", "ξ": "xi", "π": "pi", "ρ": "rho", "σ": "sigma",
+    "τ": "tau", "φ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega", "Γ": "Gamma", "Δ": "Delta", "Θ": "Theta",
+    "Λ": "Lambda", "Ξ": "Xi", "Π": "Pi", "Σ": "Sigma", "Φ": "Phi", "Ψ": "Psi", "Ω": "Omega",
+}  # fmt: skip
+# Functions whose Lean name ends as LaTeX's control word reads (``Real.exp``, ``Nat.gcd``, ``n.choose k``); any
+# other name (``Finset.range``, ``IsCompact``) is dropped, as LaTeX has no counterpart to match.
+_LEAN_FUNCTIONS = {
+    **{f: f for f in "exp log sin cos tan sinh cosh tanh arcsin arccos arctan sqrt det gcd lcm max min sup inf "
+                     "dim ker deg lim arg".split()},
+    "choose": "binom", "factorial": "!", "pi": "pi", "cexp": "exp", "rexp": "exp",
+}  # fmt: skip
+_LEAN_TOKEN = re.compile(r"[^\W\d][\w'₀-₉]*(?:\.[^\W\d][\w'₀-₉]*)*|\d+(?:\.\d+)?|⁻¹|\S")
+_LEAN_MOD = re.compile(r"\[(?:P?Z)?MOD\s+([^\]]*)\]")
+_SUBSCRIPT_DIGITS = "₀₁₂₃₄₅₆₇₈₉"
+_SUBSCRIPTS = str.maketrans(_SUBSCRIPT_DIGITS, "0123456789")
+_LEAN_DROP = frozenset("↑⇑↥↦{}⦃⦄.;@$#?")
+
+
+def lean_symbols(code: str) -> list[str]:
+    """One Lean formula as the symbols :func:`symbols` reads LaTeX into: notation as LaTeX's control words,
+    one-letter variables as letters (``x₁`` as ``x _ 1``), the functions LaTeX has a control word for by it, any
+    other name dropped.
+
+    >>> lean_symbols("∑ i ∈ range n, x ^ i = (x ^ n - 1) / (x - 1)")
+    ['sum', 'i', 'in', 'n', ',', 'x', '^', 'i', '=', 'x', '^', 'n', '-', '1', '/', 'x', '-', '1']
+    >>> lean_symbols("(x ^ n - 1) / (x - 1)") == symbols(r"\\frac{x^n - 1}{x - 1}")
+    True
+    >>> lean_symbols("a ^ (p - 1) = 1") == symbols("a^{p-1} = 1"), lean_symbols("(a + b) * c")[0]
+    (True, '(')
+    >>> lean_symbols("a ≡ b [ZMOD n]") == symbols(r"a \\equiv b \\pmod{n}")
+    True
+    >>> lean_symbols("Real.exp x₁ ≤ x⁻¹ + ‖y'‖") == symbols(r"\\exp x_1 \\leq x^{-1} + \\|y'\\|")
+    True
+    """
+    out: list[str] = []
+    for tok in _LEAN_TOKEN.findall(_LEAN_MOD.sub(r" mod \1 ", code)):
+        if tok in _LEAN_SYMBOLS:
+            out.extend(_LEAN_SYMBOLS[tok].split())
+        elif not tok[0].isalpha() or tok == "mod":
+            out.extend([] if tok in _LEAN_DROP else [tok])
+        else:
+            *head, last = tok.split(".")
+            name = last.rstrip("'")
+            letter = name.rstrip(_SUBSCRIPT_DIGITS)
+            if not head and len(letter) == 1:  # a variable: x, x₁, ε
+                index = name[1:].translate(_SUBSCRIPTS)
+                out.extend([*_LEAN_SYMBOLS.get(letter, letter).split(), *(["_", index] if index else [])])
+            elif name in _LEAN_FUNCTIONS:
+                out.extend([head[0]] if len(head) == 1 and len(head[0]) == 1 else [])  # dot notation: n.choose k
+                out.append(_LEAN_FUNCTIONS[name])
+            else:
+                continue
+            out.extend("'" * (len(last) - len(name)))
+    return _braces_as_latex(out)
+
+
+def _braces_as_latex(syms: list[str]) -> list[str]:
+    """Lean's parentheses where LaTeX writes braces, which :func:`symbols` drops: around an exponent (``x ^ (n + 1)``,
+    ``x^{n+1}``) and a fraction's parts (``(a + b) / c``, ``\\frac{a+b}{c}``) when they are simple."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    for i, s in enumerate(syms):
+        if s == "(":
+            stack.append(i)
+        elif s == ")" and stack:
+            pairs[stack.pop()] = i
+    drop = {j for i, j in pairs.items() if (i and syms[i - 1] in "^/") or syms[j + 1 : j + 2] == ["/"]}
+    drop |= {i for i, j in pairs.items() if j in drop}
+    return [s for i, s in enumerate(syms) if i not in drop]
+
+
+def lean_keys(formulas: list[str], docstring: str = "", limit: int = MAX_KEYS) -> list[str]:
+    """The keys of a Lean declaration: of its formulas (Lean code, :func:`lean_symbols`) and of the LaTeX of its
+    docstring, at most ``limit``, without repeats.
+
+    >>> lean = lean_keys(["x ≠ 1", "∑ i ∈ range n, x ^ i = (x ^ n - 1) / (x - 1)"])
+    >>> latex = formula_keys(r"$\\sum_{i=0}^{n-1} x^i = \\frac{x^n-1}{x-1}$, $x \\neq 1$")
+    >>> sorted(k for k in set(lean) & set(latex) if k.startswith("e:") and len(k.split()) == 3)
+    ['e:- 1 /', 'e:/ x -', 'e:1 / x', 'e:= x ^', 'e:^ i =', 'e:^ n -', 'e:i = x', 'e:n - 1', 'e:x - 1', 'e:x ^ i',
+     'e:x ^ n', 'e:x ne 1']
+    """
+    out: dict[str, None] = {}
+    for key in (k for f in formulas for k in keys_of(lean_symbols(f))):
+        out.setdefault(key, None)
+    for key in formula_keys(docstring):
+        out.setdefault(key, None)
+    return list(out)[:limit]
+
+
 def stamp(text: str) -> str:
     """What carried keys were computed from: this module's :data:`VERSION` and the statement's text."""
     return digest("formula_keys", VERSION, text, length=16)
@@ -169,13 +271,16 @@ _KIND_WEIGHT = {"e": 1.0, "a": 0.5, "c": 0.5}
 _LENGTH_WEIGHT = {1: 1.0, 2: 1.0, 3: 1.5}
 
 
-def key_weights(counts: dict[str, int], total: int, budget: int) -> list[tuple[str, float]]:
+def key_weights(counts: dict[str, int], total: int, budget: int, cap: int | None = None) -> list[tuple[str, float]]:
     """The keys to search with and their weights, from how many of ``total`` statements have each: keys no
-    statement has are dropped, the rarest are kept while their counts sum to at most ``budget`` (at least one),
-    and each weighs its IDF times its kind and length weight.
+    statement has are dropped, the rarest are kept while their counts sum to at most ``budget`` (at least one): the
+    statements a search reads; each weighs its IDF, a count above ``cap`` taken as ``cap``, times its kind and
+    length weight.
 
     >>> [(k, round(w, 2)) for k, w in key_weights({"e:a ^": 50, "e:a ^ p": 5, "c:equiv": 900, "a:v ^": 0}, 1000, 100)]
     [('e:a ^ p', 7.81), ('e:a ^', 2.99)]
+    >>> [k for k, _ in key_weights({"e:a ^ p": 5, "c:equiv": 900}, 10**6, 100, cap=50)]  # reads 5 rows, not 905
+    ['e:a ^ p']
     """
     out: list[tuple[str, float]] = []
     spent = 0
@@ -184,6 +289,7 @@ def key_weights(counts: dict[str, int], total: int, budget: int) -> list[tuple[s
         if spent > budget and out:
             break
         kind, body = key.split(":", 1)
+        df = min(df, cap) if cap else df
         idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
         out.append((key, idf * _KIND_WEIGHT[kind] * _LENGTH_WEIGHT[len(body.split(" ")) if kind != "c" else 1]))
     return out

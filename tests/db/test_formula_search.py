@@ -54,6 +54,41 @@ def test_a_formula_query_finds_the_statement_with_that_formula(store, query, exp
     assert "pm:prose" not in {h.theorem_id for h in hits}  # no formula, no formula match
 
 
+def _lean(name: str, statement: str, docstring: str = "") -> Theorem:
+    return Theorem(id=f"mathlib:{name}", source="mathlib", kind="theorem", doc_id="mathlib-module:M", name=name,
+                   body_latex=statement, meta={"language": "lean", "lean_kind": "theorem", "docstring": docstring})
+
+
+DECLARATIONS = [
+    _lean("geom_sum_eq", "theorem geom_sum_eq {K : Type*} [DivisionRing K] {x : K} (h : x ≠ 1) (n : ℕ) : "
+                         "∑ i ∈ range n, x ^ i = (x ^ n - 1) / (x - 1)"),
+    _lean("ZMod.pow_card_sub_one_eq_one", "theorem ZMod.pow_card_sub_one_eq_one {p : ℕ} [Fact p.Prime] {a : ZMod p} "
+                                          "(ha : a ≠ 0) : a ^ (p - 1) = 1"),
+    _lean("sum_inv_sq", "theorem sum_inv_sq : HasSum (fun n : ℕ => 1 / (n : ℝ) ^ 2) (π ^ 2 / 6)",
+          "Euler's $\\sum_{n=1}^\\infty \\frac{1}{n^2} = \\frac{\\pi^2}{6}$."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("query, expected", [
+    (r"$\sum_{i=0}^{n-1} x^i = \frac{x^n-1}{x-1}$ for $x \neq 1$", "mathlib:geom_sum_eq"),
+    (r"$a^{p-1} = 1$ when $a \neq 0$", "mathlib:ZMod.pow_card_sub_one_eq_one"),
+    ("`(p - 1)! ≡ -1 [ZMOD p]`", "pm:wilson"),
+])  # fmt: skip
+def test_a_formula_in_latex_finds_a_lean_declaration_and_lean_finds_latex(store, query, expected):
+    """Lean's notation is read into the symbols LaTeX's control words read as (``≤`` and ``\\le``, ``x ^ (n + 1)``
+    and ``x^{n+1}``), so one formula ranking serves both worlds; a declaration's formulas are its hypotheses and
+    its type, its variables and classes (``{K : Type*}``, ``[DivisionRing K]``) none."""
+    store.upsert_theorems(FORMULAS + DECLARATIONS)
+    hits = store.search_formula(understand(query).formula_keys, k=3)
+    assert hits and hits[0].theorem_id == expected, [(h.theorem_id, h.score) for h in hits]
+
+
+def test_a_declarations_docstring_formulas_are_keys_too(store):
+    store.upsert_theorems(DECLARATIONS)
+    hits = store.search_formula(understand("sum 1/n^2 = pi^2/6").formula_keys, k=3)
+    assert hits[0].theorem_id == "mathlib:sum_inv_sq"
+
+
 def test_keys_follow_writes_and_filters_apply(store):
     store.upsert_theorems(FORMULAS)
     keys = understand("(p-1)! = -1 mod p").formula_keys

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from theorem_rag.query_understanding import understand
-from theorem_rag.query_understanding.lean import is_lean_notation, lean_text, name_suffixes
+from theorem_rag.query_understanding.lean import is_lean_notation, lean_formula_keys, lean_text, name_suffixes
 from theorem_rag.query_understanding.math_text import formula_text
 from theorem_rag.records import Theorem
 from theorem_rag.slogans.lean_text import code_words, lean_slogan
@@ -25,11 +25,13 @@ TWO_LE = Theorem(id="mathlib:Nat.Prime.two_le", source="mathlib", kind="theorem"
 ])  # fmt: skip
 def test_lean_notation_is_a_formal_statement_read_by_the_lean_slogans_reader(query):
     """Routed as a formula (the formula tie-break, no 'did you mean'), read by the reader and dictionary of the Lean
-    slogans, and searched as typed beside (the statement text of a declaration is Lean); no LaTeX formula keys."""
+    slogans, and searched as typed beside (the statement text of a declaration is Lean); its formula keys are in the
+    symbols LaTeX is read into (``≤`` as ``le``), so they meet the declarations' and the LaTeX statements' keys."""
     plan = understand(query)
     assert is_lean_notation(query)
-    assert plan.formula and plan.text == code_words(query) and plan.variants == (query,)
-    assert plan.formula_keys == () and plan.names == ()
+    assert plan.formula and plan.lean and plan.text == code_words(query) and plan.variants == (query,)
+    assert plan.formula_keys == lean_formula_keys(query) and plan.formula_keys and plan.names == ()
+    assert not any("≤" in k or "→" in k or "∣" in k for k in plan.formula_keys)
     assert plan.notes == (f"Lean read as: {plan.text}",)
 
 

@@ -55,7 +55,7 @@ class TextOps(StorePart):
             counts = {key: int(n) for key, n in conn.execute(count_sql, count_params)}
             total = conn.execute(sql.SQL("SELECT {n}").format(n=counters.count_of(self.names)),
                                  [counters.THEOREMS_KEY]).fetchone()[0]
-            weighted = key_weights(counts, max(int(total), 1), lexical_sql.FORMULA_BUDGET)
+            weighted = key_weights(counts, max(int(total), 1), lexical_sql.FORMULA_BUDGET, lexical_sql.FORMULA_DF_CAP)
             if not weighted:
                 return []
             query, params = lexical_sql.formula_search(self.names, [w[0] for w in weighted], [w[1] for w in weighted], f,

@@ -19,8 +19,10 @@ from psycopg.types.json import Jsonb
 
 from theorem_rag.db.table_names import Names
 from theorem_rag.filters import FORMAL_LANGUAGES, Filters
-from theorem_rag.formula_keys import keys_for
-from theorem_rag.records import Theorem
+from theorem_rag.formula_keys import keys_for, lean_keys
+from theorem_rag.records import Theorem, is_lean
+from theorem_rag.slogans.lean_text import statement_formulas
+from theorem_rag.slogans.lean_words import PROPOSITIONS
 
 THEOREM_COLUMNS = (
     "id", "source", "kind", "doc_id", "body_latex", "body_expanded", "number", "name", "label", "section",
@@ -58,10 +60,21 @@ def _array_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
+def statement_keys(t: Theorem) -> list[str]:
+    """The formula keys a write stores for a statement: a Lean declaration's from the formulas of its statement (the
+    hypotheses and type of a theorem or lemma) and the LaTeX of its docstring (``formula_keys.lean_keys``); any
+    other's by ``formula_keys.keys_for`` (the ones its record carries while they are current)."""
+    if not is_lean(t):
+        return keys_for(t.text, t.formula_keys)
+    meta = t.meta or {}
+    proposition = meta.get("lean_kind", t.kind) in PROPOSITIONS
+    return lean_keys(statement_formulas(t.text) if proposition else [], str(meta.get("docstring") or ""))
+
+
 def theorem_row(t: Theorem) -> list:
     """The values of ``WRITE_COLUMNS`` for one statement: what ``COPY`` writes (arrays as :func:`text_array`)."""
     return [*map(_column_value, THEOREM_COLUMNS, [getattr(t, c) for c in THEOREM_COLUMNS]), t.content_hash,
-            text_array(keys_for(t.text, t.formula_keys))]
+            text_array(statement_keys(t))]
 
 
 def _column_value(column: str, value: object) -> object:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import re
 
+from theorem_rag.formula_keys import lean_keys
 from theorem_rag.query_understanding.math_text import MAX_PROSE_WORDS, is_latex
 from theorem_rag.query_understanding.text import fold_accents
 from theorem_rag.slogans.lean_text import code_words
@@ -102,6 +103,18 @@ def lean_text(query: str) -> str | None:
     parts = _CODE_SPAN.split(query)  # prose, code, prose, code, ...
     words = " ".join(_code(p) if i % 2 else _prose(p) for i, p in enumerate(parts))
     return " ".join(re.sub(r"\s+([,.;:])", r"\1", words).split()) or None
+
+
+def lean_formula_keys(query: str) -> tuple[str, ...]:
+    """The formula keys of a Lean query (its code spans, else the whole of it), in the symbols LaTeX's formulas are
+    read into (:func:`~theorem_rag.formula_keys.lean_symbols`): what ``store.search_formula`` matches against the
+    declarations' statements and the LaTeX statements' formulas alike.
+
+    >>> from theorem_rag.formula_keys import formula_keys
+    >>> lean_formula_keys("`a ^ (p - 1) ≡ 1 [ZMOD p]`") == tuple(formula_keys(r"$a^{p-1} \\equiv 1 \\pmod p$"))
+    True
+    """
+    return tuple(lean_keys(_CODE_SPAN.findall(query) or [query]))
 
 
 def name_suffixes(query: str) -> tuple[str, ...]:

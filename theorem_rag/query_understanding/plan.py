@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from theorem_rag.query_understanding.intent import (
     RESULT_WORDS, arxiv_id, bare_noun_phrase, definition_subject, doi,
 )  # fmt: skip
-from theorem_rag.query_understanding.lean import lean_text, name_suffixes
+from theorem_rag.query_understanding.lean import lean_formula_keys, lean_text, name_suffixes
 from theorem_rag.query_understanding.lexicon import expansions
 from theorem_rag.query_understanding.math_text import as_latex, formula_text, query_formula_keys
 from theorem_rag.query_understanding.text import collapse_repeats, fold_accents, normalize_spaces
@@ -57,6 +57,7 @@ class QueryPlan:
     doi: str | None = None
     formula: bool = False
     formula_keys: tuple[str, ...] = field(default=(), repr=False)
+    lean: bool = False
     names: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=(), compare=False)
 
@@ -121,7 +122,7 @@ def understand(query: str) -> QueryPlan:
             unique.append(v)
     return QueryPlan(
         original=query, text=folded, variants=tuple(unique[:MAX_VARIANTS]), definition_of=definition_of,
-        bare_term=bare, arxiv_id=arxiv_id(query), doi=doi(query), formula=formula is not None,
-        formula_keys=query_formula_keys(text) if formula is not None and lean is None else (),
+        bare_term=bare, arxiv_id=arxiv_id(query), doi=doi(query), formula=formula is not None, lean=lean is not None,
+        formula_keys=lean_formula_keys(text) if lean is not None else query_formula_keys(text) if formula else (),
         names=name_suffixes(text) if formula is None else (), notes=tuple(notes),
     )  # fmt: skip

@@ -37,7 +37,9 @@ from theorem_rag.retrieval.candidates import LEXICAL_TOP, Found, fusion_score, m
 from theorem_rag.retrieval.fusion import check_fusion, fuse
 from theorem_rag.retrieval.hits import hit_to_node, rerank_hits, with_confidence, without_statement
 from theorem_rag.retrieval import options
-from theorem_rag.retrieval.options import FORMULA_WEIGHT, RANKING_OPTIONS, RankingOptions, drops_query_space
+from theorem_rag.retrieval.options import (
+    FORMULA_WEIGHT, LEAN_FORMULA_WEIGHT, RANKING_OPTIONS, RankingOptions, drops_query_space,
+)  # fmt: skip
 from theorem_rag.retrieval.papers import rank_papers
 from theorem_rag.retrieval.premise_head import TEXT_DEPTH, PremiseHead, rerank
 from theorem_rag.retrieval.routing import Routing, did_you_mean, route
@@ -407,7 +409,7 @@ class TheoremRetriever(BaseRetriever):
             formula = formula_job.result() if formula_job is not None else self.store.search_formula(
                 plan.formula_keys, k=depth, filters=filters)  # fmt: skip
             if formula:
-                found.add(formula, FORMULA_WEIGHT * formula[0].score)
+                found.add(formula, (LEAN_FORMULA_WEIGHT if plan.lean else FORMULA_WEIGHT) * formula[0].score)
         # Words of the query that no statement contains (the best of the texts searched): they cannot be matched.
         # Counted beside the search for the query's own texts; again when a close name was searched too.
         found.unknown = unknown_job.result() if unknown_job is not None and len(texts) == len(plan.texts) else (

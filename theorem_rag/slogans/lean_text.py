@@ -327,6 +327,21 @@ def statement_words(statement: str, kind: str = "theorem", *, variables: bool = 
     return _tidy(" ".join(words))
 
 
+def statement_formulas(statement: str) -> list[str]:
+    """The formulas of a declaration's statement, as Lean code: the propositions its binders assume and its type
+    (what :func:`theorem_rag.formula_keys.lean_keys` reads into formula keys).
+
+    >>> statement_formulas("theorem geom_sum_eq {K : Type*} [DivisionRing K] {x : K} (h : x ≠ 1) (n : ℕ) : "
+    ...                    "∑ i ∈ range n, x ^ i = (x ^ n - 1) / (x - 1)")
+    ['x ≠ 1', '∑ i ∈ range n, x ^ i = (x ^ n - 1) / (x - 1)']
+    """
+    text = re.sub(r"/-.*?-/|--[^\n]*", " ", statement, flags=re.S)
+    head = _KEYWORD.match(text)
+    binders, rest = _binders(text[head.end() :] if head else text)
+    type_ = _parts(rest)[1].strip()
+    return [h.strip() for b, content in binders if (h := _hypothesis(b, content))] + ([type_] if type_ else [])
+
+
 def _sentence(text: str) -> str:
     text = text.strip().rstrip(".")
     return text[:1].upper() + text[1:] + "." if text else ""

@@ -13,7 +13,7 @@ Parts of a variant (joined by "+"): issue 53's before-53 (this round's ranking c
 formula-reading=D:L, lex-share[=P], unboost, floor=F, unboost-floor=F; the bisect's switches (plain, base-space,
 query-model=DIR, no-formula, formula-weight=W, no-definition, no-acronym, no-title, no-translate, no-bare, rules-7a196e0, ascii-prose, read-math,
 short-translate, short-acronym, lex-adapted=W, lex-long=W), about-depth=D, ef-walk=N, and section 8's:
-fusion=ranks|ranks+scores, rrf-k=K,
+fusion=ranks|ranks+scores, rrf-k=K, no-lean-keys, lean-formula-weight=W, formula-capped-budget,
 depth=N, formula-flat (the formula ranking at weight 5 whatever it matches), score-fusion=F, mix-fusion=F:A,
 mix-unboost=A, norm=z|max.
 """
@@ -340,6 +340,17 @@ def variant_setup(name, base):
             patches.append((plan, "formula_text", lambda q: None))
         elif key == "formula-weight":
             patches.append((retriever, "FORMULA_WEIGHT", float(value)))
+        elif key == "formula-capped-budget":
+            # before: the formula keys' budget summed their counts capped at FORMULA_DF_CAP, as their weights do
+            import theorem_rag.db.lexical as lexical
+            from theorem_rag.formula_keys import key_weights
+
+            def capped(counts, total, budget, cap=None, key_weights=key_weights):
+                return key_weights({k: min(n, cap) if cap else n for k, n in counts.items()}, total, budget)
+
+            patches.append((lexical, "key_weights", capped))
+        elif key == "lean-formula-weight":
+            patches.append((retriever, "LEAN_FORMULA_WEIGHT", float(value)))
         elif key == "formal-only":
             # a Lean user's search: the formal filter on every query (CLI --formal, the app's "Statements: formal")
             search = _Filtered(search, formal=True)
@@ -370,6 +381,18 @@ def variant_setup(name, base):
             from theorem_rag.filters import Filters
 
             patches.append((Filters, "admits", lambda self, formal_sources: (True, self.formal is not False)))
+        elif key == "no-lean-keys":
+            # before Lean's formulas were formula keys: no keys for a Lean query, no declaration in the formula
+            # ranking (their keys stay in the index and its key counts, the one difference from the old build)
+            from theorem_rag.db.store import TheoremStore
+
+            search_formula = TheoremStore.search_formula
+
+            def informal_formula(self, keys, k=10, filters=None, search_formula=search_formula):
+                hits = search_formula(self, keys, k=k + 200, filters=filters)
+                return [h for h in hits if not h.theorem_id.startswith("mathlib:")][:k]
+
+            patches += [(plan, "lean_formula_keys", lambda q: ()), (TheoremStore, "search_formula", informal_formula)]
         elif key == "no-lean-types":
             # the declarations named by the term asked for (EuclideanDomain for "Euclidean domain") not looked up
             patches.append((routing, "type_names", lambda term: ()))
