@@ -290,6 +290,16 @@ def _parts(rest: str) -> tuple[str, str, str]:
     return extends, rest[1:] if rest.startswith(":") else "", members
 
 
+def _uncommented(statement: str) -> str:
+    return re.sub(r"/-.*?-/|--[^\n]*", " ", statement, flags=re.S)
+
+
+def _signature(text: str) -> tuple[list[tuple[str, str]], str]:
+    """A declaration's binders, after its keyword and name, and what follows them."""
+    head = _KEYWORD.match(text)
+    return _binders(text[head.end() :] if head else text)
+
+
 def statement_words(statement: str, kind: str = "theorem", *, variables: bool = True) -> str:
     """A declaration's statement read as words: the classes it assumes (``for group: ...``), its hypotheses
     (``if ..., then``), its type; what a structure extends and its fields, an inductive type's constructors; the
@@ -300,12 +310,11 @@ def statement_words(statement: str, kind: str = "theorem", *, variables: bool = 
     >>> statement_words("theorem mul_inv_cancel {G : Type*} [Group G] (a : G) : a * a⁻¹ = 1")
     'for group: a * a inverse = 1'
     """
-    text = re.sub(r"/-.*?-/|--[^\n]*", " ", statement, flags=re.S)
+    text = _uncommented(statement)
     if text.lstrip().startswith("alias"):
         target = re.search(r":=\s*(\S+)", text)
         return f"alias of {name_words(target[1], hypotheses=False)}" if target else ""
-    head = _KEYWORD.match(text)
-    binders, rest = _binders(text[head.end() :] if head else text)
+    binders, rest = _signature(text)
     extends, type_, members = _parts(rest)
     proposition = kind in PROPOSITIONS
     classes = list(dict.fromkeys(c for b, content in binders if b == "[" and (c := _class(content))))
@@ -335,9 +344,7 @@ def statement_formulas(statement: str) -> list[str]:
     ...                    "∑ i ∈ range n, x ^ i = (x ^ n - 1) / (x - 1)")
     ['x ≠ 1', '∑ i ∈ range n, x ^ i = (x ^ n - 1) / (x - 1)']
     """
-    text = re.sub(r"/-.*?-/|--[^\n]*", " ", statement, flags=re.S)
-    head = _KEYWORD.match(text)
-    binders, rest = _binders(text[head.end() :] if head else text)
+    binders, rest = _signature(_uncommented(statement))
     type_ = _parts(rest)[1].strip()
     return [h.strip() for b, content in binders if (h := _hypothesis(b, content))] + ([type_] if type_ else [])
 
