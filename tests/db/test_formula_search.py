@@ -54,9 +54,10 @@ def test_a_formula_query_finds_the_statement_with_that_formula(store, query, exp
     assert "pm:prose" not in {h.theorem_id for h in hits}  # no formula, no formula match
 
 
-def _lean(name: str, statement: str, docstring: str = "") -> Theorem:
-    return Theorem(id=f"mathlib:{name}", source="mathlib", kind="theorem", doc_id="mathlib-module:M", name=name,
-                   body_latex=statement, meta={"language": "lean", "lean_kind": "theorem", "docstring": docstring})
+def _lean(name: str, statement: str, docstring: str = "", lean_kind: str = "theorem") -> Theorem:
+    kind = "theorem" if lean_kind == "theorem" else "definition"
+    return Theorem(id=f"mathlib:{name}", source="mathlib", kind=kind, doc_id="mathlib-module:M", name=name,
+                   body_latex=statement, meta={"language": "lean", "lean_kind": lean_kind, "docstring": docstring})
 
 
 DECLARATIONS = [
@@ -66,6 +67,10 @@ DECLARATIONS = [
                                           "(ha : a ≠ 0) : a ^ (p - 1) = 1"),
     _lean("sum_inv_sq", "theorem sum_inv_sq : HasSum (fun n : ℕ => 1 / (n : ℝ) ^ 2) (π ^ 2 / 6)",
           "Euler's $\\sum_{n=1}^\\infty \\frac{1}{n^2} = \\frac{\\pi^2}{6}$."),
+    _lean("EuclideanDomain", "class EuclideanDomain (R : Type u) extends CommRing R where\n"
+                             "quotient : R → R → R\nremainder : R → R → R\n"
+                             "quotient_mul_add_remainder_eq : ∀ a b,\n  b * quotient a b + remainder a b = a",
+          lean_kind="class"),
 ]  # fmt: skip
 
 
@@ -73,6 +78,7 @@ DECLARATIONS = [
     (r"$\sum_{i=0}^{n-1} x^i = \frac{x^n-1}{x-1}$ for $x \neq 1$", "mathlib:geom_sum_eq"),
     (r"$a^{p-1} = 1$ when $a \neq 0$", "mathlib:ZMod.pow_card_sub_one_eq_one"),
     ("`(p - 1)! ≡ -1 [ZMOD p]`", "pm:wilson"),
+    ("`∀ a b, b * q a b + r a b = a`", "mathlib:EuclideanDomain"),  # a class's fields state propositions too
 ])  # fmt: skip
 def test_a_formula_in_latex_finds_a_lean_declaration_and_lean_finds_latex(store, query, expected):
     """Lean's notation is read into the symbols LaTeX's control words read as (``≤`` and ``\\le``, ``x ^ (n + 1)``

@@ -67,8 +67,8 @@ def statement_keys(t: Theorem) -> list[str]:
     if not is_lean(t):
         return keys_for(t.text, t.formula_keys)
     meta = t.meta or {}
-    proposition = meta.get("lean_kind", t.kind) in PROPOSITIONS
-    return lean_keys(statement_formulas(t.text) if proposition else [], str(meta.get("docstring") or ""))
+    stated = meta.get("lean_kind", t.kind) in (*PROPOSITIONS, "structure", "class")
+    return lean_keys(statement_formulas(t.text) if stated else [], str(meta.get("docstring") or ""))
 
 
 def theorem_row(t: Theorem) -> list:

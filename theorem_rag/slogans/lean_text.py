@@ -345,8 +345,32 @@ def statement_formulas(statement: str) -> list[str]:
     ['x ≠ 1', '∑ i ∈ range n, x ^ i = (x ^ n - 1) / (x - 1)']
     """
     binders, rest = _signature(_uncommented(statement))
-    type_ = _parts(rest)[1].strip()
-    return [h.strip() for b, content in binders if (h := _hypothesis(b, content))] + ([type_] if type_ else [])
+    _, type_, members = _parts(rest)
+    type_ = type_.strip()
+    hypotheses = [h.strip() for b, content in binders if (h := _hypothesis(b, content))]
+    return hypotheses + ([type_] if type_ else []) + _field_propositions(members)
+
+
+def _field_propositions(members: str) -> list[str]:
+    r"""The propositions a structure's or class's fields state (``mul_comm : ∀ a b, a * b = b * a``), a field's
+    continuation lines joined to it.
+
+    >>> _field_propositions("where\nquotient : R → R → R\nquotient_zero : ∀ a,\n  quotient a 0 = 0")
+    ['∀ a, quotient a 0 = 0']
+    """
+    fields: list[str] = []
+    for line in re.sub(r"^\s*where\b", "", members).splitlines():
+        if line[:1].strip():
+            fields.append(line)
+        elif fields and line.strip():
+            fields[-1] += " " + line.strip()
+    out = []
+    for field in fields:
+        colon = _top_level(field, r":(?!=)")
+        body = field[colon.end() :].strip() if colon else ""
+        if _RELATION.search(body):
+            out.append(body)
+    return out
 
 
 def _sentence(text: str) -> str:

@@ -13,7 +13,7 @@ Parts of a variant (joined by "+"): issue 53's before-53 (this round's ranking c
 formula-reading=D:L, lex-share[=P], unboost, floor=F, unboost-floor=F; the bisect's switches (plain, base-space,
 query-model=DIR, no-formula, formula-weight=W, no-definition, no-acronym, no-title, no-translate, no-bare, rules-7a196e0, ascii-prose, read-math,
 short-translate, short-acronym, lex-adapted=W, lex-long=W), about-depth=D, ef-walk=N, and section 8's:
-fusion=ranks|ranks+scores, rrf-k=K, no-lean-keys, lean-formula-weight=W, formula-capped-budget,
+fusion=ranks|ranks+scores, rrf-k=K, no-lean-keys, lean-formula-weight=W, formula-capped-budget, no-field-keys,
 depth=N, formula-flat (the formula ranking at weight 5 whatever it matches), score-fusion=F, mix-fusion=F:A,
 mix-unboost=A, norm=z|max.
 """
@@ -340,6 +340,24 @@ def variant_setup(name, base):
             patches.append((plan, "formula_text", lambda q: None))
         elif key == "formula-weight":
             patches.append((retriever, "FORMULA_WEIGHT", float(value)))
+        elif key == "no-field-keys":
+            # before a structure's or class's field propositions were formula keys: those declarations out of the
+            # formula ranking (the keys stay in the index and its key counts)
+            from theorem_rag.db.store import TheoremStore
+
+            search_formula = TheoremStore.search_formula
+            structures: set = set()
+
+            def without_fields(self, keys, k=10, filters=None, search_formula=search_formula, structures=structures):
+                if not structures:
+                    with self.connection() as conn:
+                        structures.update(r[0] for r in conn.execute(
+                            f"SELECT id FROM {self.names.theorems} WHERE meta->>'lean_kind' IN ('structure', 'class')"))
+                        structures.add("")
+                hits = search_formula(self, keys, k=k + 200, filters=filters)
+                return [h for h in hits if h.theorem_id not in structures][:k]
+
+            patches.append((TheoremStore, "search_formula", without_fields))
         elif key == "formula-capped-budget":
             # before: the formula keys' budget summed their counts capped at FORMULA_DF_CAP, as their weights do
             import theorem_rag.db.lexical as lexical
