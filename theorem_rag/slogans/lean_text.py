@@ -265,7 +265,7 @@ def _members(text: str, inductive: bool) -> list[str]:
     if inductive:
         heads = re.split(r"(?:^|\s)\|\s", text)[1:]
     else:
-        heads = [line for line in re.sub(r"^\s*where\b", "", text).splitlines() if line[:1].strip()]
+        heads = _fields(text)
     names = []
     for head in heads:
         m = re.match(r"\s*(?:protected\s+|private\s+)?([^\W\d][\w'.]*)(\s*::)?", head)
@@ -351,21 +351,25 @@ def statement_formulas(statement: str) -> list[str]:
     return hypotheses + ([type_] if type_ else []) + _field_propositions(members)
 
 
-def _field_propositions(members: str) -> list[str]:
-    r"""The propositions a structure's or class's fields state (``mul_comm : ∀ a b, a * b = b * a``), a field's
-    continuation lines joined to it.
-
-    >>> _field_propositions("where\nquotient : R → R → R\nquotient_zero : ∀ a,\n  quotient a 0 = 0")
-    ['∀ a, quotient a 0 = 0']
-    """
+def _fields(members: str) -> list[str]:
+    """A structure's fields after ``where``, a line each (unindented), a field's continuation lines joined to it."""
     fields: list[str] = []
     for line in re.sub(r"^\s*where\b", "", members).splitlines():
         if line[:1].strip():
             fields.append(line)
         elif fields and line.strip():
             fields[-1] += " " + line.strip()
+    return fields
+
+
+def _field_propositions(members: str) -> list[str]:
+    r"""The propositions a structure's or class's fields state (``mul_comm : ∀ a b, a * b = b * a``).
+
+    >>> _field_propositions("where\nquotient : R → R → R\nquotient_zero : ∀ a,\n  quotient a 0 = 0")
+    ['∀ a, quotient a 0 = 0']
+    """
     out = []
-    for field in fields:
+    for field in _fields(members):
         colon = _top_level(field, r":(?!=)")
         body = field[colon.end() :].strip() if colon else ""
         if _RELATION.search(body):
