@@ -217,7 +217,7 @@ def _braces_as_latex(syms: list[str]) -> list[str]:
             stack.append(i)
         elif s == ")" and stack:
             pairs[stack.pop()] = i
-    drop = {j for i, j in pairs.items() if (i and syms[i - 1] in "^/") or syms[j + 1 : j + 2] == ["/"]}
+    drop = {j for i, j in pairs.items() if (i and syms[i - 1] in ("^", "/")) or syms[j + 1 : j + 2] == ["/"]}
     drop |= {i for i, j in pairs.items() if j in drop}
     return [s for i, s in enumerate(syms) if i not in drop]
 

@@ -289,6 +289,20 @@ def _definitions_after():
     return (retriever, "statements_first", statements_first)
 
 
+def _formula_hits_without(dropped):
+    """A patch of the store's formula search: the hits ``dropped(store, id)`` names left out, the rest in order
+    (searched 200 deeper, so that k remain)."""
+    from theorem_rag.db.store import TheoremStore
+
+    search_formula = TheoremStore.search_formula
+
+    def search(self, keys, k=10, filters=None):
+        hits = search_formula(self, keys, k=k + 200, filters=filters)
+        return [h for h in hits if not dropped(self, h.theorem_id)][:k]
+
+    return TheoremStore, "search_formula", search
+
+
 def _document_cap(cap, depth=20, formal_only=False):
     from dataclasses import replace
 
@@ -343,21 +357,18 @@ def variant_setup(name, base):
         elif key == "no-field-keys":
             # before a structure's or class's field propositions were formula keys: those declarations out of the
             # formula ranking (the keys stay in the index and its key counts)
-            from theorem_rag.db.store import TheoremStore
-
-            search_formula = TheoremStore.search_formula
             structures: set = set()
 
-            def without_fields(self, keys, k=10, filters=None, search_formula=search_formula, structures=structures):
+            def is_structure(store, i, structures=structures):
                 if not structures:
-                    with self.connection() as conn:
-                        structures.update(r[0] for r in conn.execute(
-                            f"SELECT id FROM {self.names.theorems} WHERE meta->>'lean_kind' IN ('structure', 'class')"))
+                    with store.connection() as conn:
+                        rows = conn.execute(f"SELECT id FROM {store.names.theorems} "
+                                            "WHERE meta->>'lean_kind' IN ('structure', 'class')")
+                        structures.update(r[0] for r in rows)
                         structures.add("")
-                hits = search_formula(self, keys, k=k + 200, filters=filters)
-                return [h for h in hits if h.theorem_id not in structures][:k]
+                return i in structures
 
-            patches.append((TheoremStore, "search_formula", without_fields))
+            patches.append(_formula_hits_without(is_structure))
         elif key == "formula-capped-budget":
             # before: the formula keys' budget summed their counts capped at FORMULA_DF_CAP, as their weights do
             import theorem_rag.db.lexical as lexical
@@ -402,15 +413,8 @@ def variant_setup(name, base):
         elif key == "no-lean-keys":
             # before Lean's formulas were formula keys: no keys for a Lean query, no declaration in the formula
             # ranking (their keys stay in the index and its key counts, the one difference from the old build)
-            from theorem_rag.db.store import TheoremStore
-
-            search_formula = TheoremStore.search_formula
-
-            def informal_formula(self, keys, k=10, filters=None, search_formula=search_formula):
-                hits = search_formula(self, keys, k=k + 200, filters=filters)
-                return [h for h in hits if not h.theorem_id.startswith("mathlib:")][:k]
-
-            patches += [(plan, "lean_formula_keys", lambda q: ()), (TheoremStore, "search_formula", informal_formula)]
+            patches += [(plan, "lean_formula_keys", lambda q: ()),
+                        _formula_hits_without(lambda store, i: i.startswith("mathlib:"))]
         elif key == "no-lean-types":
             # the declarations named by the term asked for (EuclideanDomain for "Euclidean domain") not looked up
             patches.append((routing, "type_names", lambda term: ()))
