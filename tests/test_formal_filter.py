@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -62,6 +63,24 @@ def test_library_search_and_premises_keep_formal_or_informal_statements(lean_sea
     assert premises and set(_ids(premises)) <= set(LATEX_IDS)
     papers = lean_search.search_papers(QUERY, k=10, formal=True)
     assert papers and all(p.doc_id.startswith("mathlib-module:") for p in papers)
+
+
+@pytest.mark.db
+@pytest.mark.models
+def test_the_eval_config_hybrid_formal_is_the_default_over_lean_declarations(lean_search):
+    """``theorem-rag eval --config hybrid-formal``: the default ranking with the formal filter, what a Lean search
+    engine is compared on (the index's LaTeX statements left out)."""
+    from theorem_rag.eval import configs
+
+    class Index:
+        def search(self, field, *, hybrid):
+            return lean_search
+
+    settings = SimpleNamespace(embed_field="slogan")
+    searcher = configs.build_searcher("hybrid-formal", settings, configs.EvalContext([], index=Index()))
+    (everything,), (formal,) = (s.search_batch([QUERY], 50) for s in (configs.RetrieverSearcher("hybrid", lean_search),
+                                                                       searcher))  # fmt: skip
+    assert set(everything) & set(LATEX_IDS) and formal and set(formal) <= set(LEAN_IDS)
 
 
 @pytest.mark.db

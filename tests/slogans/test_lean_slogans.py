@@ -179,6 +179,19 @@ def test_the_writer_rewrites_a_lean_slogan_when_its_docstring_changes():
     assert "Bernoulli's inequality. For ring" in second.slogans[BERNOULLI.id]
 
 
+def test_a_change_to_the_lean_rules_rewrites_the_declarations_slogans_only(monkeypatch):
+    """The Lean rules' version is part of a declaration's cache key, not of a LaTeX statement's: bumped, the
+    declarations' slogans are written again and the LaTeX ones come from the cache."""
+    import theorem_rag.slogans.offline as offline
+
+    latex = Theorem(id="x:1", source="x", kind="lemma", doc_id="x:d", body_latex="$a$", name="N")
+    writer, cache = OfflineSloganWriter(), MemorySloganCache()
+    write_slogans([BERNOULLI, latex], writer, cache, progress=False)
+    monkeypatch.setattr(offline, "LEAN_RULES_VERSION", offline.LEAN_RULES_VERSION + "-next")
+    again = write_slogans([BERNOULLI, latex], writer, cache, progress=False)
+    assert (again.stats.written, again.stats.cached) == (1, 1)
+
+
 def test_a_latex_record_keeps_its_inputs():
     """What keys a LaTeX slogan in the cache is unchanged, so no cached LaTeX slogan is written again."""
     t = Theorem(id="x:1", source="x", kind="lemma", doc_id="x:d", body_latex="$a$", name="N", label="L",

@@ -112,6 +112,15 @@ def _hybrid_plain(settings: Any, context: EvalContext) -> Any:
                                                                                    understand=False))  # fmt: skip
 
 
+@register_config("hybrid-formal", "the default over the formal statements only (Lean declarations, as search "
+                 "--formal): what a Lean search engine is compared on", needs_index=True)  # fmt: skip
+def _hybrid_formal(settings: Any, context: EvalContext) -> Any:
+    from theorem_rag.filters import Filters
+
+    search = _index(context, "hybrid-formal").search(settings.embed_field, hybrid=True)
+    return RetrieverSearcher("hybrid-formal", search, filters=Filters(formal=True))
+
+
 @register_config("hybrid+latex", "the default with the dense ranking over LaTeX fused in too", needs_index=True)
 def _hybrid_plus_latex(settings: Any, context: EvalContext) -> Any:
     index = _index(context, "hybrid+latex")

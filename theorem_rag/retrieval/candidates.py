@@ -109,17 +109,18 @@ def put_first(fused: list[tuple[str, float]], exact: set[str],
               routing: Routing) -> tuple[list[tuple[str, float]], list[str]]:  # fmt: skip
     """The fused ranking with the statements a look-up names first, and those statements in order: the ones named
     exactly as the query (``exact``, in the fused order), then those the routing names, those whose name ends with
-    the query, the routed ones (the paper asked for), the best :data:`~theorem_rag.retrieval.routing.PROMOTED`
-    definitions of the term asked for and the declarations it names. One the fusion missed gets the best fused
-    score."""
+    the query, the routed ones (the paper asked for; a Lean module's in the fused order), the best
+    :data:`~theorem_rag.retrieval.routing.PROMOTED` definitions of the term asked for and the declarations it names.
+    One the fusion missed gets the best fused score."""
     scores = dict(fused)
     top = max(scores.values(), default=0.0)
-    # Names ending with the query, and definitions of the term asked for (the best of them): by the fused
-    # ranking (candidates it missed last, in the look-up's order).
+    # Names ending with the query, a Lean module's declarations and definitions of the term asked for (the best of
+    # them): by the fused ranking (candidates it missed last, in the look-up's order).
     position = {x: i for i, (x, _) in enumerate(fused)}
-    name_ends, promoted = (in_order(ids, position) for ids in (routing.name_ends, routing.promote))
+    name_ends, modules, promoted = (in_order(ids, position) for ids in (routing.name_ends, routing.modules,
+                                                                        routing.promote))  # fmt: skip
     front = list(dict.fromkeys([*(x for x, _ in fused if x in exact), *routing.named, *name_ends, *routing.front,
-                                *promoted[:PROMOTED], *routing.lean_types]))  # fmt: skip
+                                *modules, *promoted[:PROMOTED], *routing.lean_types]))  # fmt: skip
     return [(x, scores.get(x, top)) for x in front] + [x for x in fused if x[0] not in set(front)], front
 
 

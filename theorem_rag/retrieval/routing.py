@@ -18,8 +18,10 @@ to search. Used by :class:`~theorem_rag.retrieval.retriever.TheoremRetriever`; t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from difflib import SequenceMatcher
 from typing import Any
 
 from theorem_rag.filters import FORMAL_LANGUAGES, Filters
@@ -27,31 +29,45 @@ from theorem_rag.query import query_tokens
 from theorem_rag.query_understanding.intent import MIN_TITLE_WORDS, title_index, title_key
 from theorem_rag.query_understanding.lean import type_names
 from theorem_rag.query_understanding.plan import QueryPlan
+from theorem_rag.query_understanding.text import fold_accents
 from theorem_rag.retrieval.store_protocol import Store
 
 # Definitions matching the term asked for: this many candidates, of which the fused ranking's best PROMOTED go first.
 PROMOTE_POOL = 20
 PROMOTED = 2
-# Declarations named by the term asked for (its UpperCamelCase: lean.type_names): this many after the definitions.
+# Declarations named by the term asked for (its UpperCamelCase: lean.type_names): this many after the definitions,
+# chosen among the first LEAN_TYPES_POOL names that end so, case aside.
 LEAN_TYPES = 1
+LEAN_TYPES_POOL = 50
 # A query that contains a title routes to it only when it is little more than the title ("the paper X", "X pdf"):
 # a statement that mentions "the Chinese remainder theorem" is not asking for that entry.
 MAX_EXTRA_WORDS = 3
 TYPO_MAX_TOKENS = 6
+# A word of the query and one of a close name are the same word misspelt from this SequenceMatcher ratio up
+# ("nakayma" / "nakayama" 0.93, "lemma" / "lemmas" 0.91; "compact" / "complete" 0.67).
+RESPELL_RATIO = 0.75
+RESPELL_MIN_LETTERS = 4
+# A LaTeX accent on a letter (Schr\"oder, G\'{e}om\`etrie, \c{c}), read as the letter.
+_LATEX_ACCENT = re.compile(r"\\[\"'`^~=.Hcuv]\s*\{?([A-Za-z])\}?")
 
 
 @dataclass
 class Routing:
-    """Statement ids to put first (``named``: named as the query, and ``front``, in this order; then
-    ``name_ends``, named with the query as the end of a dotted name, and ``promote``, in the order of the fused
-    ranking, then ``lean_types``, the declarations named by the term asked for), the papers routed to, and a close
-    name for a misspelt query."""
+    """Statement ids to put first (``named``: named as the query, and ``front``, those of the paper routed to, in
+    this order; then ``name_ends``, named with the query as the end of a dotted name, ``modules``, those of the Lean
+    module routed to, and ``promote``, in the order of the fused ranking, then ``lean_types``, the declarations named
+    by the term asked for), the papers routed to, and a close name for a misspelt query.
+
+    A paper's statements keep its order (the query asks for the paper); a Lean module's title is the topic of one
+    file of a library ("Intermediate value theorem"), which a query names to find the result: its declarations in
+    file order put the first ones ahead of it."""
 
     front: list[str] = field(default_factory=list)
     promote: list[str] = field(default_factory=list)
     named: list[str] = field(default_factory=list)
     name_ends: list[str] = field(default_factory=list)
     lean_types: list[str] = field(default_factory=list)
+    modules: list[str] = field(default_factory=list)
     extra_texts: list[str] = field(default_factory=list)
     did_you_mean: str | None = None
     papers: list[str] = field(default_factory=list)
@@ -85,13 +101,12 @@ def route(store: Store, plan: QueryPlan, filters: Filters, k: int) -> Routing:
     if not docs:
         doc = route_title(plan.original, store.document_title_index())
         docs = [doc] if doc else []
-    if docs and (filters.year_min is not None or filters.year_max is not None or filters.category
-                 or filters.formal is not None):  # fmt: skip
-        found = store.get_documents(docs)
-        docs = [d for d in docs if d in found and document_admissible(found[d], filters)]
+    documents = store.get_documents(docs) if docs else {}
+    docs = [d for d in docs if d in documents and document_admissible(documents[d], filters)]
     for doc in docs:
         out.papers.append(doc)
-        out.front += [t.id for t in store.theorems_of(doc, limit=k) if _admissible(t, filters)]
+        routed = out.modules if is_formal(documents[doc]) else out.front
+        routed += [t.id for t in store.theorems_of(doc, limit=k) if _admissible(t, filters)]
     if plan.definition_of:
         out.promote += store.definitions_named(plan.definition_of, exact=False, k=PROMOTE_POOL, filters=filters)
     elif plan.bare_term:
@@ -101,12 +116,27 @@ def route(store: Store, plan: QueryPlan, filters: Filters, k: int) -> Routing:
         not filters.kind or "definition" in filters.kind) else ()  # fmt: skip
     if types:
         lean = replace(filters, formal=True, kind=("definition",))
-        out.lean_types += [theorem_id for theorem_id, _ in store.names_ending(types, k=LEAN_TYPES, filters=lean)]
+        ending = store.names_ending(types, k=LEAN_TYPES_POOL, filters=lean)
+        out.lean_types += [theorem_id for theorem_id, _ in type_named_first(ending, types)[:LEAN_TYPES]]
     if plan.names:
         forms = {n.lower() for n in plan.names}
         for theorem_id, name in store.names_ending(plan.names, k=k, filters=filters):
             (out.named if name.lower() in forms else out.name_ends).append(theorem_id)
     return out
+
+
+def type_named_first(found: Sequence[tuple[str, str]], types: Sequence[str]) -> list[tuple[str, str]]:
+    """``found`` (id, name) pairs, in their order, those whose last component is one of ``types`` as written first:
+    by mathlib's naming convention a type (a structure, a class) is named in UpperCamelCase, a function or an instance
+    in lowerCamelCase, so ``CategoryTheory.MonoidalCategory`` is the notion "monoidal category" and
+    ``ModuleCat.monoidalCategory`` one instance of it.
+
+    >>> type_named_first([("a", "ModuleCat.monoidalCategory"), ("b", "CategoryTheory.MonoidalCategory")],
+    ...                  ["MonoidalCategory"])
+    [('b', 'CategoryTheory.MonoidalCategory'), ('a', 'ModuleCat.monoidalCategory')]
+    """
+    exact = set(types)
+    return sorted(found, key=lambda pair: pair[1].rsplit(".", 1)[-1] not in exact)
 
 
 def did_you_mean(store: Store, plan: QueryPlan, lexical_empty: bool) -> str | None:
@@ -117,11 +147,29 @@ def did_you_mean(store: Store, plan: QueryPlan, lexical_empty: bool) -> str | No
 
 
 def close_name(store: Store, text: str) -> str | None:
-    """The statement name closest to ``text`` by trigram similarity (pg_trgm), unless it is ``text`` itself: the one
-    "did you mean" rule, which the search follows (:func:`did_you_mean`) and an assessment of poor results suggests
-    (``TheoremSearch.assess``)."""
+    """The statement name closest to ``text`` by trigram similarity (pg_trgm), unless it is ``text`` itself or
+    leaves out one of its words (:func:`respells`): the one "did you mean" rule, which the search follows
+    (:func:`did_you_mean`) and an assessment of poor results suggests (``TheoremSearch.assess``)."""
     names = store.similar_names(text, k=1)
-    return names[0][0] if names and names[0][0].lower() != text.lower() else None
+    name = names[0][0] if names else None
+    return name if name and name.lower() != text.lower() and respells(text, name) else None
+
+
+def respells(text: str, name: str) -> bool:
+    """Whether ``name`` could be ``text`` spelt right: each word of ``text`` (of ``RESPELL_MIN_LETTERS`` letters or
+    more: "of", "the", "map" are left aside) is close to one of ``name``'s (a :class:`difflib.SequenceMatcher` ratio
+    of at least ``RESPELL_RATIO``; LaTeX accents and accents read as the letter). A name that holds some of the
+    words and drops another is a different, shorter name: "transformation" for "ergodic transformation", which the
+    search then followed as if the user had typed it, drowning the statements about ergodic maps.
+
+    >>> respells("Nakayma lemma", "Nakayama's lemma"), respells("ergodic transformation", "transformation")
+    (True, False)
+    >>> respells("Schroder Bernstien theorem", r'Schr\\"oder-Bernstein theorem')
+    True
+    """
+    ours, theirs = (query_tokens(fold_accents(_LATEX_ACCENT.sub(r"\1", t)).lower()) for t in (text, name))
+    return all(any(SequenceMatcher(None, w, v).ratio() >= RESPELL_RATIO for v in theirs)
+               for w in ours if len(w) >= RESPELL_MIN_LETTERS)  # fmt: skip
 
 
 def document_admissible(document: Any, filters: Filters) -> bool:
@@ -135,7 +183,7 @@ def document_admissible(document: Any, filters: Filters) -> bool:
     >>> document_admissible(doc, Filters(formal=True)), document_admissible(doc, Filters(formal=False))
     (False, True)
     """
-    formal = (document.meta or {}).get("language") in FORMAL_LANGUAGES
+    formal = is_formal(document)
     if filters.formal is not None and formal != filters.formal:
         return False
     year = document.year
@@ -146,6 +194,11 @@ def document_admissible(document: Any, filters: Filters) -> bool:
         return False
     categories = (document.meta or {}).get("categories") or ()
     return not filters.category or bool(set(filters.category) & set(categories))
+
+
+def is_formal(document: Any) -> bool:
+    """Whether a document is in a formal language (a Lean module)."""
+    return (document.meta or {}).get("language") in FORMAL_LANGUAGES
 
 
 def _admissible(theorem: Any, filters: Filters) -> bool:

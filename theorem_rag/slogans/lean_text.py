@@ -26,6 +26,8 @@ _SYMBOL_RE = re.compile("|".join(re.escape(s) for s in sorted(SYMBOLS, key=len, 
 # Prose keeps its ASCII (a docstring's ``-->`` or ``x^2`` is no Lean), its Unicode symbols read as in code.
 _PROSE_SYMBOL_RE = re.compile("|".join(re.escape(s) for s in sorted(SYMBOLS, key=len, reverse=True)
                                        if not s.isascii()))  # fmt: skip
+# A Greek letter in prose ("a space equipped with a σ-algebra"), spelt out as in code.
+_GREEK_RE = re.compile(r"[\u0391-\u03a9\u03b1-\u03c9\u03d1\u03d5\u03f5]")
 # A name; superscript letters are Lean postfix notation (sᶜ, Mˣ, Cᵒᵖ), never part of a name.
 _POSTFIX = "ᶜˣᵀᴴᵒᵖᵐ"
 _IDENT = re.compile(rf"[^\W\d{_POSTFIX}](?:(?![{_POSTFIX}])[\w'.!?])*")
@@ -172,6 +174,8 @@ def docstring_text(doc: str, *, variables: bool = True) -> str:
 
     >>> docstring_text("**Bernoulli**: $(1 + a)^n \\\\ge 1 + na$ for `-2 ≤ a` ([wiki](https://x.org)).\\n\\nMore.")
     'Bernoulli: (1 + a) n at least 1 + na for -2 less than or equal to a (wiki).'
+    >>> docstring_text("A space equipped with a σ-algebra."), docstring_text("Two `Real`s: `re` and `im`.")
+    ('A space equipped with a sigma-algebra.', 'Two reals: re and im.')
     """
     text = re.sub(r"```.*?(?:```|$)", " ", doc or "", flags=re.S).strip()
     text = re.split(r"\n\s*\n", text, maxsplit=1)[0]
@@ -182,6 +186,8 @@ def docstring_text(doc: str, *, variables: bool = True) -> str:
         elif seg.startswith("`"):
             out.append(" " + code_words(seg.strip("`"), implication=False, variables=variables) + " ")
         else:
+            if out and out[-1].endswith(" ") and re.match(r"s\b", seg):  # a plural of code: `Real`s
+                out[-1] = out[-1].rstrip()
             out.append(_markdown(seg))
     return _tidy("".join(out))
 
@@ -191,7 +197,8 @@ def _markdown(text: str) -> str:
     text = re.sub(r"https?://\S+", " ", text)
     text = re.sub(r"(?m)^\s*(?:#+|[*+-])\s+", " ", text)
     text = re.sub(r"\*\*|__|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)", "", text)
-    return _PROSE_SYMBOL_RE.sub(lambda m: f" {SYMBOLS[m[0]]} ", text.replace("→", " to "))
+    text = _PROSE_SYMBOL_RE.sub(lambda m: f" {SYMBOLS[m[0]]} ", text.replace("→", " to "))
+    return _GREEK_RE.sub(lambda m: _greek(m[0]), text)
 
 
 def _depths(text: str) -> list[int]:

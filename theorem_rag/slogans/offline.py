@@ -24,6 +24,10 @@ from theorem_rag.slogans.lean_text import is_lean, lean_slogan
 
 # Bump when the rules change: the cache keys on it, so old slogans are rewritten rather than reused.
 OFFLINE_PROMPT_VERSION = "offline-6"
+# The same for the rules of Lean declarations alone (lean_text), which a Lean declaration's inputs carry: a change to
+# them rewrites the declarations' slogans and leaves the LaTeX statements' cached. lean-2: Greek letters in a
+# docstring's prose spelt out ("σ-algebra" was "-algebra"), a code span's plural kept ("`Real`s" was "real s").
+LEAN_RULES_VERSION = "lean-2"
 DEFAULT_MAX_WORDS = 160
 
 
@@ -118,7 +122,8 @@ class OfflineSloganWriter:
         read = (theorem.kind, theorem.name or "", theorem.label or "", section, theorem.text)
         if is_lean(theorem):
             meta = theorem.meta
-            return (*read, meta.get("docstring") or "", meta["lean_kind"], meta.get("module") or "")
+            return (*read, meta.get("docstring") or "", meta["lean_kind"], meta.get("module") or "",
+                    LEAN_RULES_VERSION)
         return read
 
     def write(

@@ -418,6 +418,22 @@ def variant_setup(name, base):
         elif key == "no-lean-types":
             # the declarations named by the term asked for (EuclideanDomain for "Euclidean domain") not looked up
             patches.append((routing, "type_names", lambda term: ()))
+        elif key == "lean-types-any-case":
+            # the declaration named by the term chosen case aside, as before 2026-12-07 (ModuleCat.monoidalCategory,
+            # an instance, for "monoidal category", not the class CategoryTheory.MonoidalCategory)
+            patches.append((routing, "type_named_first", lambda found, types: list(found)))
+        elif key == "modules-in-file-order":
+            # a Lean module routed to by its title puts its declarations first in file order, as a paper's are
+            # (before 2026-12-07)
+            def file_order(*args, _route=routing.route, **kwargs):
+                out = _route(*args, **kwargs)
+                out.front, out.modules = [*out.front, *out.modules], []
+                return out
+
+            patches.append((retriever, "route", file_order))
+        elif key == "dym-drops-words":
+            # "did you mean" a close name that leaves out a word of the query, as before 2026-12-07
+            patches.append((routing, "respells", lambda text, name: True))
         elif key == "no-title":
             patches.append((routing, "route_title", lambda q, t: None))
         elif key == "no-translate":

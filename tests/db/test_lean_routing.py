@@ -1,0 +1,79 @@
+"""What query understanding routes a query to among Lean declarations (issue 56), against the real store: the
+declaration mathlib names a term by, and the module whose title the query names.
+
+A digest embedding that knows nothing about words, so only the routing and full-text search can order these.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from db_helpers import DIM, make_embedding, text_vector
+from theorem_rag.records import Document, Theorem
+from theorem_rag.retrieval.retriever import TheoremRetriever
+from theorem_rag.slogans.offline import offline_slogan
+
+pytestmark = pytest.mark.db
+
+IVT = "Mathlib.Topology.Order.IntermediateValue"
+MONOIDAL = "Mathlib.CategoryTheory.Monoidal.Category"
+# full name -> (Lean kind, statement, module, line, docstring); real mathlib declarations, shortened
+DECLARATIONS = {
+    "IsPreconnected.Icc_subset": ("theorem", "theorem IsPreconnected.Icc_subset {s : Set α} (hs : IsPreconnected s) "
+                                  "{a b : α} (ha : a ∈ s) (hb : b ∈ s) : Icc a b ⊆ s", IVT, 40, ""),
+    "IsPreconnected.ordConnected": ("theorem", "theorem IsPreconnected.ordConnected {s : Set α} "
+                                    "(h : IsPreconnected s) : OrdConnected s", IVT, 60, ""),
+    "intermediate_value_Icc": ("theorem", "theorem intermediate_value_Icc {a b : α} (hab : a ≤ b) {f : α → δ} "
+                               "(hf : ContinuousOn f (Icc a b)) : Icc (f a) (f b) ⊆ f '' Icc a b", IVT, 90,
+                               "**Intermediate Value Theorem** for continuous functions on closed intervals."),
+    "ModuleCat.monoidalCategory": ("def", "instance ModuleCat.monoidalCategory : MonoidalCategory (ModuleCat R)",
+                                   MONOIDAL, 10, ""),
+    "CategoryTheory.MonoidalCategory": ("class", "class CategoryTheory.MonoidalCategory (C : Type u) [Category C] "
+                                        "extends MonoidalCategoryStruct C", MONOIDAL, 20,
+                                        "In a monoidal category, we can take the tensor product of objects."),
+}  # fmt: skip
+TITLES = {IVT: "Intermediate value theorem", MONOIDAL: "Monoidal categories"}
+
+
+def _records() -> tuple[list[Theorem], list[Document]]:
+    theorems = [Theorem(id=f"mathlib:{name}", source="mathlib", kind="theorem" if kind == "theorem" else "definition",
+                        body_latex=statement, doc_id=f"mathlib-module:{module}", name=name, label=name, line=line,
+                        meta={"language": "lean", "lean_kind": kind, "module": module, "docstring": doc})
+                for name, (kind, statement, module, line, doc) in DECLARATIONS.items()]  # fmt: skip
+    documents = [Document(id=f"mathlib-module:{m}", source="mathlib", title=title, license="Apache-2.0",
+                          meta={"module": m, "language": "lean"}) for m, title in TITLES.items()]  # fmt: skip
+    return theorems, documents
+
+
+@pytest.fixture
+def retriever(store):
+    theorems, documents = _records()
+    slogans = {t.id: offline_slogan(t) for t in theorems}
+    store.upsert_documents(documents)
+    store.upsert_theorems(theorems, slogans=slogans)
+    store.vector_space("toy", DIM)
+    store.write_vectors("toy", [t.id for t in theorems], [text_vector(slogans[t.id]) for t in theorems])
+    store.build_index("toy")
+    return TheoremRetriever(store, make_embedding(), space="toy", k=5, pool=20)
+
+
+def _ids(retriever, query, **options):
+    return [h.theorem_id for h in retriever.search(query, **options)]
+
+
+@pytest.mark.parametrize("filters", [None, {"formal": True}])
+def test_a_term_finds_the_type_mathlib_names_by_it_not_an_instance_named_alike(retriever, filters):
+    """``ModuleCat.monoidalCategory`` (an instance) and ``CategoryTheory.MonoidalCategory`` (the class) both end
+    with "monoidalcategory" case aside; the notion is the one in UpperCamelCase, though its name is longer."""
+    assert _ids(retriever, "monoidal category", filters=filters)[0] == "mathlib:CategoryTheory.MonoidalCategory"
+
+
+@pytest.mark.parametrize("filters", [None, {"formal": True}])
+def test_a_module_routed_to_by_its_title_puts_the_declaration_the_query_names_first(retriever, filters):
+    """"Intermediate value theorem" is the title of the module that proves it: its declarations still come first,
+    but in the order the search ranks them, not in the file's (whose first one is a lemma about intervals)."""
+    ids = _ids(retriever, "intermediate value theorem", filters=filters)
+    assert ids[0] == "mathlib:intermediate_value_Icc"
+    assert set(ids[:3]) == {f"mathlib:{n}" for n, d in DECLARATIONS.items() if d[2] == IVT}
+    # in the file, the lemma about intervals comes first
+    assert retriever.store.theorems_of(f"mathlib-module:{IVT}", limit=1)[0].id == "mathlib:IsPreconnected.Icc_subset"
