@@ -90,6 +90,21 @@ def load(store, space: str = "toy") -> None:
     store.build_index(space)
 
 
+def offline_retriever(store, theorems, documents, space: str = "toy"):
+    """A retriever over ``theorems`` with their offline slogans embedded by :func:`make_embedding` in ``space``
+    (index built): only query understanding, the name look-up and full-text search can order them by meaning."""
+    from theorem_rag.retrieval.retriever import TheoremRetriever
+    from theorem_rag.slogans.offline import offline_slogan
+
+    slogans = {t.id: offline_slogan(t) for t in theorems}
+    store.upsert_documents(documents)
+    store.upsert_theorems(theorems, slogans=slogans)
+    store.vector_space(space, DIM)
+    store.write_vectors(space, [t.id for t in theorems], [text_vector(slogans[t.id]) for t in theorems])
+    store.build_index(space)
+    return TheoremRetriever(store, make_embedding(), space=space, k=5, pool=20)
+
+
 # -- counters and rows read (tests/db/test_counters.py, tests/db/test_bounded_work.py) ----------------------------
 
 

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from db_helpers import DIM, make_embedding, text_vector
+from db_helpers import offline_retriever
 from theorem_rag.records import Document, Theorem
-from theorem_rag.retrieval.retriever import TheoremRetriever
-from theorem_rag.slogans.offline import offline_slogan
 
 pytestmark = pytest.mark.db
 
@@ -47,14 +45,7 @@ def _records() -> tuple[list[Theorem], list[Document]]:
 
 @pytest.fixture
 def retriever(store):
-    theorems, documents = _records()
-    slogans = {t.id: offline_slogan(t) for t in theorems}
-    store.upsert_documents(documents)
-    store.upsert_theorems(theorems, slogans=slogans)
-    store.vector_space("toy", DIM)
-    store.write_vectors("toy", [t.id for t in theorems], [text_vector(slogans[t.id]) for t in theorems])
-    store.build_index("toy")
-    return TheoremRetriever(store, make_embedding(), space="toy", k=5, pool=20)
+    return offline_retriever(store, *_records())
 
 
 def _ids(retriever, query, **options):

@@ -11,25 +11,17 @@ import re
 
 import pytest
 
-from db_helpers import DIM, make_embedding, text_vector
+from db_helpers import make_embedding, offline_retriever
 from formal_index import LATEX_IDS, LEAN_IDS, formal_search, records
 from theorem_rag.filters import Filters
 from theorem_rag.retrieval.retriever import TheoremRetriever
-from theorem_rag.slogans.offline import offline_slogan
 
 pytestmark = pytest.mark.db
 
 
 @pytest.fixture
 def retriever(store):
-    theorems, documents = records()
-    slogans = {t.id: offline_slogan(t) for t in theorems}
-    store.upsert_documents(documents)
-    store.upsert_theorems(theorems, slogans=slogans)
-    store.vector_space("toy", DIM)
-    store.write_vectors("toy", [t.id for t in theorems], [text_vector(slogans[t.id]) for t in theorems])
-    store.build_index("toy")
-    return TheoremRetriever(store, make_embedding(), space="toy", k=5, pool=20)
+    return offline_retriever(store, *records())
 
 
 def _ids(retriever, query, **options):
