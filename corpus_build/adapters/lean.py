@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
@@ -36,6 +37,13 @@ SOURCE_URL = "https://github.com/leanprover-community/mathlib4/blob/{commit}/{fi
 DOCS_URL = "https://leanprover-community.github.io/mathlib4_docs/{path}.html"
 # Lean's kinds onto the record kinds (theorem_rag.records.KINDS); the Lean kind stays in meta["lean_kind"].
 RECORD_KINDS = {"theorem": "theorem", "lemma": "lemma", "axiom": "axiom", "alias": "theorem"}
+# mathlib's docstrings set the name of a result in bold ("The **binomial theorem**", "**Intermediate Value Theorem**
+# for continuous functions on closed intervals"): a bold phrase of at most NAME_MAX_WORDS words with one of these
+# words is a name the result is known by, recorded as the declaration's synonym (its alias in a search).
+_BOLD = re.compile(r"\*\*([^*\n]+?)\*\*|__([^_\n]+?)__")
+RESULT_WORDS = frozenset("theorem theorems lemma inequality principle criterion formula identity equation equations law "
+                         "rule test method conjecture".split())  # fmt: skip
+NAME_MAX_WORDS = 8
 DICTIONARY_MODULES = {"to_additive": "Mathlib.Tactic.Translate.ToAdditive",
                       "to_dual": "Mathlib.Tactic.Translate.ToDual"}
 
@@ -233,6 +241,8 @@ class LeanAdapter:
                 "docs_url": self.docs_url(module, d.name)}
         if "protected" in d.modifiers:
             meta["protected"] = True
+        if names := result_names(d.doc or ""):
+            meta["synonyms"] = names
         meta.update(d.extra)
         return Theorem(
             id=f"{self.source}:{d.name}", source=self.source, kind=RECORD_KINDS.get(d.kind, "definition"),
@@ -240,3 +250,20 @@ class LeanAdapter:
             parser="lean", file=self.repo_path(rel), line=d.line, meta=meta, proof=d.body,
             proof_refs=tuple(f"{self.source}:{r}" for r in d.refs),
         )
+
+
+def result_names(doc: str) -> list[str]:
+    """The names a docstring gives its result in bold (see ``RESULT_WORDS``), in order, each once.
+
+    >>> result_names("The **binomial theorem**"), result_names("**Bézout's lemma**: see also **`gcd`**.")
+    (['binomial theorem'], ["Bézout's lemma"])
+    >>> result_names("**Remark:** this is **not** an **injective** map.")
+    []
+    """
+    out: list[str] = []
+    for m in _BOLD.finditer(doc):
+        name = " ".join((m[1] or m[2]).split()).strip(" .,:;")
+        words = name.lower().replace("-", " ").split()
+        if 0 < len(words) <= NAME_MAX_WORDS and RESULT_WORDS & set(words) and name not in out:
+            out.append(name)
+    return out

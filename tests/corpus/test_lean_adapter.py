@@ -306,6 +306,17 @@ def test_the_module_system_hides_what_is_not_public(tmp_path: Path):
     assert report["lean"]["left out"] == {"not public (module system)": 1}
 
 
+def test_a_name_a_docstring_gives_its_result_in_bold_is_its_synonym(tmp_path: Path):
+    """mathlib sets the name a result is known by in bold: recorded as the declaration's synonym (an alias a search
+    matches exactly); other bold words are not names."""
+    source = ("theorem add_pow' : True := trivial\n\n"
+              "/-- The **binomial theorem**, and **Newton's formula** for it. -/\ntheorem add_pow : True := trivial\n\n"
+              "/-- A map is **injective** when **not** collapsing. -/\ndef Inj : Prop := True\n")  # fmt: skip
+    records, _, _ = _parse(tmp_path, {"Mathlib/Algebra/Binomial.lean": source})
+    assert records["mathlib:add_pow"]["meta"]["synonyms"] == ["binomial theorem", "Newton's formula"]
+    assert "synonyms" not in records["mathlib:Inj"]["meta"] and "synonyms" not in records["mathlib:add_pow'"]["meta"]
+
+
 def test_a_malformed_file_is_counted_and_the_rest_is_kept(tmp_path: Path):
     records, report, out = _parse(tmp_path, {"Mathlib/Bad.lean": MALFORMED, "Mathlib/Good.lean": ORDER})
     assert {"mathlib:good_before", "mathlib:good_after"} <= set(records)

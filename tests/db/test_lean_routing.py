@@ -68,3 +68,25 @@ def test_a_module_routed_to_by_its_title_puts_the_declaration_the_query_names_fi
     assert set(ids[:3]) == {f"mathlib:{n}" for n, d in DECLARATIONS.items() if d[2] == IVT}
     # in the file, the lemma about intervals comes first
     assert retriever.store.theorems_of(f"mathlib-module:{IVT}", limit=1)[0].id == "mathlib:IsPreconnected.Icc_subset"
+
+
+def test_a_name_in_a_docstrings_bold_finds_its_declaration(store):
+    """The Lean adapter records the names a docstring sets in bold as synonyms (tests/corpus/test_lean_adapter.py):
+    a query that is one of them is an exact match, as a LaTeX statement's recorded alias is; words alone put
+    another declaration that says "binomial theorem" first."""
+    module = "Mathlib.Data.Nat.Choose.Sum"
+    decls = {
+        "add_pow": ("theorem add_pow (x y : R) (n : ℕ) : (x + y) ^ n = ∑ m ∈ range (n + 1), x ^ m * y ^ (n - m) * "
+                    "n.choose m", ""),
+        "ProbabilityTheory.binomial_mean": ("theorem ProbabilityTheory.binomial_mean : the binomial distribution's "
+                                            "binomial mean is n p", "The binomial theorem for the binomial mean."),
+    }  # fmt: skip
+    theorems = [Theorem(id=f"mathlib:{name}", source="mathlib", kind="theorem", body_latex=statement, name=name,
+                        doc_id=f"mathlib-module:{module}", label=name,
+                        meta={"language": "lean", "lean_kind": "theorem", "module": module, "docstring": doc,
+                              **({"synonyms": ["binomial theorem"]} if name == "add_pow" else {})})
+                for name, (statement, doc) in decls.items()]  # fmt: skip
+    documents = [Document(id=f"mathlib-module:{module}", source="mathlib", title=module, meta={"language": "lean"})]
+    retriever = offline_retriever(store, theorems, documents)
+    assert _ids(retriever, "binomial theorem")[0] == "mathlib:add_pow"
+    assert _ids(retriever, "Binomial Theorem", filters={"formal": True})[0] == "mathlib:add_pow"

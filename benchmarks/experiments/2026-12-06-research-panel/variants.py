@@ -434,6 +434,17 @@ def variant_setup(name, base):
         elif key == "dym-drops-words":
             # "did you mean" a close name that leaves out a word of the query, as before 2026-12-07
             patches.append((routing, "respells", lambda text, name: True))
+        elif key == "keyword-cap":
+            # a keyword query ranks at most this many of the statements that hold its words (lexical_sql.KEYWORD_CAP)
+            import theorem_rag.db.lexical_sql as lexical_sql
+
+            patches.append((lexical_sql, "KEYWORD_CAP", int(value)))
+        elif key == "no-lean-aliases":
+            # a declaration's names from its docstring's bold (meta.synonyms) not matched as aliases (their words
+            # stay in the full-text vector): before 2026-12-07
+            import theorem_rag.db.lexical_sql as lexical_sql
+
+            patches.append((lexical_sql, "_ALIAS_SQL", "({a}.id NOT LIKE 'mathlib:%%' AND " + lexical_sql._ALIAS_SQL + ")"))
         elif key == "no-title":
             patches.append((routing, "route_title", lambda q, t: None))
         elif key == "no-translate":
