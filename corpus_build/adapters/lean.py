@@ -44,6 +44,9 @@ _BOLD = re.compile(r"\*\*([^*\n]+?)\*\*|__([^_\n]+?)__")
 RESULT_WORDS = frozenset("theorem theorems lemma inequality principle criterion formula identity equation equations law "
                          "rule test method conjecture".split())  # fmt: skip
 NAME_MAX_WORDS = 8
+# A module docstring's list of its main declarations, each with a line about it ("* `intermediate_value_Icc`: the
+# intermediate value theorem"): an item and the lines indented under it.
+_ITEM = re.compile(r"^\s*[*+-]\s+`([^`\s]+)[^`]*`\s*(?:[:：—–-]|\bis\b)\s*(.+)$")
 DICTIONARY_MODULES = {"to_additive": "Mathlib.Tactic.Translate.ToAdditive",
                       "to_dual": "Mathlib.Tactic.Translate.ToDual"}
 
@@ -219,13 +222,14 @@ class LeanAdapter:
                 license=self.license if self.is_mathlib else "", url=self.docs_url(module),
                 meta={"module": module, "file": self.repo_path(f.path), "language": "lean"},
             ))
+            summaries = module_summaries(f.module_doc, [d.name for d in f.decls])
             for d in f.decls:
                 rep.statements_found += 1
                 if d.name in seen:
                     rep.dropped["duplicate name"] += 1
                     continue
                 seen.add(d.name)
-                theorems.append(self.record(d, f.path, module, doc_id))
+                theorems.append(self.record(d, f.path, module, doc_id, summaries.get(d.name, "")))
         rep.documents += len(documents)
         rep.records_kept += len(theorems)
         rep.found_by_parser["lean"] += rep.statements_found
@@ -234,8 +238,9 @@ class LeanAdapter:
         rep.refs_resolved += sum(len(t.proof_refs) for t in theorems)
         return theorems, documents
 
-    def record(self, d: LeanDecl, rel: str, module: str, doc_id: str) -> Theorem:
-        """The record of one declaration of the file ``rel`` (module ``module``)."""
+    def record(self, d: LeanDecl, rel: str, module: str, doc_id: str, summary: str = "") -> Theorem:
+        """The record of one declaration of the file ``rel`` (module ``module``); ``summary``: what the module's
+        docstring says of it (:func:`module_summaries`)."""
         meta = {"language": "lean", "lean_kind": d.kind, "module": module, "namespace": d.namespace,
                 "docstring": d.doc or "", "attributes": list(d.attributes),
                 "docs_url": self.docs_url(module, d.name)}
@@ -243,6 +248,8 @@ class LeanAdapter:
             meta["protected"] = True
         if names := result_names(d.doc or ""):
             meta["synonyms"] = names
+        if summary:
+            meta["summary"] = summary
         meta.update(d.extra)
         return Theorem(
             id=f"{self.source}:{d.name}", source=self.source, kind=RECORD_KINDS.get(d.kind, "definition"),
@@ -266,4 +273,36 @@ def result_names(doc: str) -> list[str]:
         words = name.lower().replace("-", " ").split()
         if 0 < len(words) <= NAME_MAX_WORDS and RESULT_WORDS & set(words) and name not in out:
             out.append(name)
+    return out
+
+
+def module_summaries(module_doc: str, names: list[str]) -> dict[str, str]:
+    """What a module's docstring says of its main declarations: the items of its lists that name one of ``names``
+    (the file's declarations; a name as written or the end of one after a dot, when that end is one declaration's
+    only) in code, with the lines indented under each.
+
+    >>> module_summaries("## Main results\\n* `intermediate_value_Icc`: the intermediate value theorem\\n"
+    ...                  "  on a closed interval.\\n- `IsPreconnected.Icc_subset` is a lemma.\\n* `missing`: none",
+    ...                  ["intermediate_value_Icc", "Mathlib.IsPreconnected.Icc_subset"])
+    {'intermediate_value_Icc': 'the intermediate value theorem on a closed interval.', \
+'Mathlib.IsPreconnected.Icc_subset': 'a lemma.'}
+    """
+    exact = set(names)
+    ends: dict[str, list[str]] = {}
+    for name in names:
+        parts = name.split(".")
+        for i in range(len(parts)):
+            ends.setdefault(".".join(parts[i:]), []).append(name)
+    out: dict[str, str] = {}
+    key: str | None = None
+    for line in module_doc.splitlines():
+        if m := _ITEM.match(line):
+            found = [m[1]] if m[1] in exact else ends.get(m[1], [])
+            key = found[0] if len(found) == 1 and found[0] not in out else None
+            if key:
+                out[key] = m[2].strip()
+        elif key and line.startswith(("  ", "\t")) and line.strip():
+            out[key] += " " + line.strip()
+        else:
+            key = None
     return out

@@ -317,6 +317,22 @@ def test_a_name_a_docstring_gives_its_result_in_bold_is_its_synonym(tmp_path: Pa
     assert "synonyms" not in records["mathlib:Inj"]["meta"] and "synonyms" not in records["mathlib:add_pow'"]["meta"]
 
 
+def test_what_the_module_docstring_says_of_a_declaration_is_its_summary(tmp_path: Path):
+    """A module docstring lists its main declarations, a line each: that line, and those indented under it, is the
+    declaration's ``summary``; an item naming no declaration of the file, or two, gives none."""
+    source = ("/-!\n# Intermediate value theorem\n\n## Main results\n\n"
+              "* `intermediate_value_Icc`: the intermediate value theorem\n  for a closed interval\n"
+              "* `Icc_subset`: a preconnected set holds the interval between two of its points\n"
+              "* `Real.exp`: not in this file\n-/\n\n"
+              "theorem intermediate_value_Icc : True := trivial\n\n"
+              "theorem IsPreconnected.Icc_subset : True := trivial\n\ntheorem other : True := trivial\n")  # fmt: skip
+    records, _, _ = _parse(tmp_path, {"Mathlib/Topology/IVT.lean": source})
+    summary = {i.split(":", 1)[1]: r["meta"].get("summary") for i, r in records.items()}
+    assert summary == {"intermediate_value_Icc": "the intermediate value theorem for a closed interval",
+                       "IsPreconnected.Icc_subset": "a preconnected set holds the interval between two of its points",
+                       "other": None}  # fmt: skip
+
+
 def test_a_malformed_file_is_counted_and_the_rest_is_kept(tmp_path: Path):
     records, report, out = _parse(tmp_path, {"Mathlib/Bad.lean": MALFORMED, "Mathlib/Good.lean": ORDER})
     assert {"mathlib:good_before", "mathlib:good_after"} <= set(records)

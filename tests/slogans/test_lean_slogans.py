@@ -192,6 +192,12 @@ def test_a_change_to_the_lean_rules_rewrites_the_declarations_slogans_only(monke
     assert (again.stats.written, again.stats.cached) == (1, 1)
 
 
+def test_what_the_module_says_of_a_declaration_comes_before_its_own_docstring():
+    t = replace(TWO_LE, meta={**TWO_LE.meta, "summary": "every prime is at least `2`", "docstring": "Two bounds."})
+    assert offline_slogan(t, context=False) == ("Every prime is at least 2. Two bounds. "
+                                               "If p prime, then 2 less than or equal to p.")  # fmt: skip
+
+
 def test_a_latex_record_keeps_its_inputs():
     """What keys a LaTeX slogan in the cache is unchanged, so no cached LaTeX slogan is written again."""
     t = Theorem(id="x:1", source="x", kind="lemma", doc_id="x:d", body_latex="$a$", name="N", label="L",

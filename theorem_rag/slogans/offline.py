@@ -26,8 +26,9 @@ from theorem_rag.slogans.lean_text import is_lean, lean_slogan
 OFFLINE_PROMPT_VERSION = "offline-6"
 # The same for the rules of Lean declarations alone (lean_text), which a Lean declaration's inputs carry: a change to
 # them rewrites the declarations' slogans and leaves the LaTeX statements' cached. lean-2: Greek letters in a
-# docstring's prose spelt out ("σ-algebra" was "-algebra"), a code span's plural kept ("`Real`s" was "real s").
-LEAN_RULES_VERSION = "lean-2"
+# docstring's prose spelt out ("σ-algebra" was "-algebra"), a code span's plural kept ("`Real`s" was "real s");
+# lean-3: what the module's docstring says of the declaration (meta.summary) read before its own docstring.
+LEAN_RULES_VERSION = "lean-3"
 DEFAULT_MAX_WORDS = 160
 
 
@@ -123,7 +124,7 @@ class OfflineSloganWriter:
         if is_lean(theorem):
             meta = theorem.meta
             return (*read, meta.get("docstring") or "", meta["lean_kind"], meta.get("module") or "",
-                    LEAN_RULES_VERSION)
+                    meta.get("summary") or "", LEAN_RULES_VERSION)
         return read
 
     def write(
