@@ -281,11 +281,9 @@ def module_summaries(module_doc: str, names: list[str]) -> dict[str, str]:
     (the file's declarations; a name as written or the end of one after a dot, when that end is one declaration's
     only) in code, with the lines indented under each.
 
-    >>> module_summaries("## Main results\\n* `intermediate_value_Icc`: the intermediate value theorem\\n"
-    ...                  "  on a closed interval.\\n- `IsPreconnected.Icc_subset` is a lemma.\\n* `missing`: none",
-    ...                  ["intermediate_value_Icc", "Mathlib.IsPreconnected.Icc_subset"])
-    {'intermediate_value_Icc': 'the intermediate value theorem on a closed interval.', \
-'Mathlib.IsPreconnected.Icc_subset': 'a lemma.'}
+    >>> module_summaries("## Main results\\n* `ivt`: the intermediate value theorem\\n  on an interval.\\n"
+    ...                  "- `Icc_subset` is a lemma.\\n* `missing`: none", ["ivt", "IsPreconnected.Icc_subset"])
+    {'ivt': 'the intermediate value theorem on an interval.', 'IsPreconnected.Icc_subset': 'a lemma.'}
     """
     exact = set(names)
     ends: dict[str, list[str]] = {}

@@ -112,6 +112,17 @@ def test_lookups(store):
     assert store.similar_names("nakayma lemma")[0][0] == "Nakayama's lemma"
 
 
+def test_did_you_mean_respells_the_query_and_drops_none_of_its_words(store):
+    """The closest name is suggested (and searched) only as a respelling: "metric space" is close to "Lipschitz metric
+    space" by trigrams, but leaves out a word the user typed."""
+    from theorem_rag.retrieval.routing import close_name
+
+    _load(store)
+    assert close_name(store, "Nakayma lemma") == "Nakayama's lemma"
+    assert store.similar_names("lipschitz metric space")[0][0] == "metric space"
+    assert close_name(store, "lipschitz metric space") is None
+
+
 def test_hits_carry_confidence_and_evidence(retrievers):
     on, _ = retrievers
     hits = on.search("Chinese remainder theorem")
