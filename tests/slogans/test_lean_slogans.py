@@ -192,10 +192,10 @@ def test_a_change_to_the_lean_rules_rewrites_the_declarations_slogans_only(monke
     assert (again.stats.written, again.stats.cached) == (1, 1)
 
 
-def test_what_the_module_says_of_a_declaration_comes_before_its_own_docstring():
+def test_what_the_module_says_of_a_declaration_comes_after_its_statement():
     t = replace(TWO_LE, meta={**TWO_LE.meta, "summary": "every prime is at least `2`", "docstring": "Two bounds."})
-    assert offline_slogan(t, context=False) == ("Every prime is at least 2. Two bounds. "
-                                               "If p prime, then 2 less than or equal to p.")  # fmt: skip
+    assert offline_slogan(t, context=False) == ("Two bounds. If p prime, then 2 less than or equal to p. "
+                                               "Every prime is at least 2.")  # fmt: skip
 
 
 def test_a_latex_record_keeps_its_inputs():

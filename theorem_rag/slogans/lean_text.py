@@ -403,9 +403,9 @@ def kind_words(theorem: Theorem) -> str:
 
 
 def lean_slogan(theorem: Theorem, *, variables: bool = True, max_words: int = 160, context: bool = True) -> str:
-    """The offline slogan of a Lean declaration: its name read as words, its kind and module, what its module's
-    docstring says of it (``meta.summary``), the summary of its docstring and its statement read as words (only the last two with ``context=False``), the docstring and
-    statement cut after ``max_words`` words.
+    """The offline slogan of a Lean declaration: its name read as words, its kind and module, then the summary of
+    its docstring, its statement read as words and what its module's docstring says of it (``meta.summary``), these
+    three alone with ``context=False`` and cut after ``max_words`` words.
 
     >>> t = Theorem(id="mathlib:Nat.Prime.two_le", source="mathlib", kind="theorem", doc_id="d",
     ...             name="Nat.Prime.two_le", body_latex="theorem Nat.Prime.two_le {p : ℕ} (hp : p.Prime) : 2 ≤ p",
@@ -418,7 +418,7 @@ def lean_slogan(theorem: Theorem, *, variables: bool = True, max_words: int = 16
     doc = docstring_text(meta.get("docstring") or "", variables=variables)
     summary = docstring_text(meta.get("summary") or "", variables=variables)
     statement = statement_words(theorem.text, meta.get("lean_kind", ""), variables=variables)
-    body = " ".join(_sentence(part) for part in (summary, doc, statement) if part)
+    body = " ".join(_sentence(part) for part in (doc, statement, summary) if part)
     words = body.split()
     if len(words) > max_words:
         body = " ".join(words[:max_words]).rstrip(",;:.") + " ..."

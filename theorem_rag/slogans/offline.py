@@ -27,8 +27,9 @@ OFFLINE_PROMPT_VERSION = "offline-6"
 # The same for the rules of Lean declarations alone (lean_text), which a Lean declaration's inputs carry: a change to
 # them rewrites the declarations' slogans and leaves the LaTeX statements' cached. lean-2: Greek letters in a
 # docstring's prose spelt out ("σ-algebra" was "-algebra"), a code span's plural kept ("`Real`s" was "real s");
-# lean-3: what the module's docstring says of the declaration (meta.summary) read before its own docstring.
-LEAN_RULES_VERSION = "lean-3"
+# lean-3: what the module's docstring says of the declaration (meta.summary) read before its own docstring; lean-4:
+# after its statement (the statement keeps its place among the words the model reads).
+LEAN_RULES_VERSION = "lean-4"
 DEFAULT_MAX_WORDS = 160
 
 
