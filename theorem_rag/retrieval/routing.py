@@ -18,7 +18,6 @@ to search. Used by :class:`~theorem_rag.retrieval.retriever.TheoremRetriever`; t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
@@ -28,8 +27,8 @@ from theorem_rag.filters import FORMAL_LANGUAGES, Filters
 from theorem_rag.query import query_tokens
 from theorem_rag.query_understanding.intent import MIN_TITLE_WORDS, title_index, title_key
 from theorem_rag.query_understanding.lean import type_names
+from theorem_rag.query_understanding.names import name_words
 from theorem_rag.query_understanding.plan import QueryPlan
-from theorem_rag.query_understanding.text import fold_accents
 from theorem_rag.retrieval.store_protocol import Store
 
 # Definitions matching the term asked for: this many candidates, of which the fused ranking's best PROMOTED go first.
@@ -47,8 +46,6 @@ TYPO_MAX_TOKENS = 6
 # ("nakayma" / "nakayama" 0.93, "lemma" / "lemmas" 0.91; "compact" / "complete" 0.67).
 RESPELL_RATIO = 0.75
 RESPELL_MIN_LETTERS = 4
-# A LaTeX accent on a letter (Schr\"oder, G\'{e}om\`etrie, \c{c}), read as the letter.
-_LATEX_ACCENT = re.compile(r"\\[\"'`^~=.Hcuv]\s*\{?([A-Za-z])\}?")
 
 
 @dataclass
@@ -158,7 +155,8 @@ def close_name(store: Store, text: str) -> str | None:
 def respells(text: str, name: str) -> bool:
     """Whether ``name`` could be ``text`` spelt right: each word of ``text`` (of ``RESPELL_MIN_LETTERS`` letters or
     more: "of", "the", "map" are left aside) is close to one of ``name``'s (a :class:`difflib.SequenceMatcher` ratio
-    of at least ``RESPELL_RATIO``; LaTeX accents and accents read as the letter). A name that holds some of the
+    of at least ``RESPELL_RATIO``; words as :func:`~theorem_rag.query_understanding.names.name_words` compares names:
+    accents and LaTeX accents folded, plurals and possessives dropped). A name that holds some of the
     words and drops another is a different, shorter name: "transformation" for "ergodic transformation", which the
     search then followed as if the user had typed it, drowning the statements about ergodic maps.
 
@@ -167,7 +165,7 @@ def respells(text: str, name: str) -> bool:
     >>> respells("Schroder Bernstien theorem", r'Schr\\"oder-Bernstein theorem')
     True
     """
-    ours, theirs = (query_tokens(fold_accents(_LATEX_ACCENT.sub(r"\1", t)).lower()) for t in (text, name))
+    ours, theirs = name_words(text), name_words(name)
     return all(any(SequenceMatcher(None, w, v).ratio() >= RESPELL_RATIO for v in theirs)
                for w in ours if len(w) >= RESPELL_MIN_LETTERS)  # fmt: skip
 
