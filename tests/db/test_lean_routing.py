@@ -90,3 +90,40 @@ def test_a_name_in_a_docstrings_bold_finds_its_declaration(store):
     retriever = offline_retriever(store, theorems, documents)
     assert _ids(retriever, "binomial theorem")[0] == "mathlib:add_pow"
     assert _ids(retriever, "Binomial Theorem", filters={"formal": True})[0] == "mathlib:add_pow"
+
+
+def test_a_query_for_a_notion_finds_its_definition_before_the_lemmas_about_it(store, monkeypatch):
+    """mathlib defines a filter once and states lemmas about filters in the same words: a query that describes the
+    notion puts the structure before them; one that asserts a result does not; a LaTeX statement keeps its place."""
+    module = "Mathlib.Order.Filter.Defs"
+    decls = {
+        "Filter.inter_mem": ("theorem", "theorem Filter.inter_mem {f : Filter α} {s t : Set α} (hs : s ∈ f) "
+                             "(ht : t ∈ f) : s ∩ t ∈ f", "The intersection of two sets of a filter of sets is in "
+                             "the filter: a filter of sets is closed under intersections."),
+        "Filter.mem_of_superset": ("theorem", "theorem Filter.mem_of_superset {f : Filter α} {x y : Set α} "
+                                   "(hx : x ∈ f) (hxy : x ⊆ y) : y ∈ f", "A filter of sets is closed under "
+                                   "supersets: a superset of a set of a filter of sets is in it."),
+        "Filter": ("structure", "structure Filter (α : Type*) where sets : Set (Set α) univ_sets : Set.univ ∈ sets "
+                   "sets_of_superset {x y} : x ∈ sets → x ⊆ y → y ∈ sets inter_sets {x y} : x ∈ sets → y ∈ sets "
+                   "→ x ∩ y ∈ sets", "A filter on a type is a collection of its sets."),
+    }  # fmt: skip
+    theorems = [Theorem(id=f"mathlib:{name}", source="mathlib", kind="theorem" if kind == "theorem" else "definition",
+                        body_latex=statement, name=name, doc_id=f"mathlib-module:{module}", label=name,
+                        meta={"language": "lean", "lean_kind": kind, "module": module, "docstring": doc})
+                for name, (kind, statement, doc) in decls.items()]  # fmt: skip
+    theorems.append(Theorem(id="notes:filters", source="notes", kind="definition", doc_id="notes",
+                            body_latex="A filter of sets is a family of sets closed under supersets and "
+                                       "intersections, with the whole set in it."))  # fmt: skip
+    documents = [Document(id=f"mathlib-module:{module}", source="mathlib", title=module, meta={"language": "lean"}),
+                 Document(id="notes", source="notes", title="Notes")]  # fmt: skip
+    retriever = offline_retriever(store, theorems, documents)
+    notion, result = "filter of sets closed under supersets and intersections", "a filter is closed under supersets"
+    ranked, asserted = _ids(retriever, notion), _ids(retriever, result)
+    assert [i for i in ranked if i.startswith("mathlib:")][0] == "mathlib:Filter"
+    import theorem_rag.query_understanding.plan as plan
+
+    monkeypatch.setattr(plan, "asks_for_notion", lambda query: False)
+    before = _ids(retriever, notion)
+    assert [i for i in before if i.startswith("mathlib:")][0] != "mathlib:Filter"  # the rule is what put it first
+    assert ranked.index("notes:filters") == before.index("notes:filters")
+    assert _ids(retriever, result) == asserted  # a result asserted is ranked as before

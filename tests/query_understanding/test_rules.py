@@ -60,6 +60,25 @@ def test_statement_queries_are_not_definitions():
     assert bare_noun_phrase("metric space") and not bare_noun_phrase("a^2 + b^2 = c^2")
 
 
+@pytest.mark.parametrize("query", [
+    "Noetherian ring", "sigma algebra", "complete type (model theory)", "input diagram for the snake lemma",
+    "field over which every polynomial with distinct roots splits", "group whose subgroups are all normal",
+    "what is a Lie group?", "structure with `re : ℝ` and `im : ℝ`",
+])  # fmt: skip
+def test_queries_for_notions(query):
+    assert understand(query).notion
+
+
+@pytest.mark.parametrize("query", [
+    "every finite integral domain is a field", "left adjoints preserve colimits", "Chinese remainder theorem for rings",
+    "if a prime divides the order of a group then the group has an element of that order", "Zorn's lemma",
+    "sum of degrees = twice the number of edges", r"$\pi_1(S^1) \cong \mathbb Z$", "`IsAlgClosed ℂ`",
+])  # fmt: skip
+def test_queries_for_results(query):
+    """A result asserted (a verb, a relation, a quantifier first, a formula) or named (a result word in the head)."""
+    assert not understand(query).notion
+
+
 def test_latex_and_ascii_math_read_alike():
     latex = formula_text(r"$a^{p-1} \equiv 1 \pmod p$")
     assert latex == formula_text("a^(p-1) = 1 mod p") == "a p-1 equivalent to 1 modulo p"

@@ -8,6 +8,8 @@
 True
 >>> bare_noun_phrase("metric space"), bare_noun_phrase("Nakayama lemma"), bare_noun_phrase("a^2 = 1")
 (True, False, False)
+>>> asks_for_notion("ring where every ideal is principal"), asks_for_notion("every ideal of k[X] is principal")
+(True, False)
 >>> arxiv_id("see https://arxiv.org/abs/2412.03203v2"), arxiv_id("Nakayama")
 ('2412.03203', None)
 >>> doi("doi:10.1007/978-3-642-14279-6_2")
@@ -33,6 +35,21 @@ RESULT_WORDS = {
     "formula", "criterion", "rule", "law", "identity", "hypothesis", "axiom", "axioms", "paradox", "problem",
     "conditions", "condition", "proof", "test", "argument", "trick", "method", "theory", "equation",
 }  # fmt: skip
+# Verbs that assert something of a query's subject ("every group of prime order *is* cyclic"): outside a relative
+# clause they make a query a statement, not the description of a notion ("a ring *where* every ideal is principal").
+ASSERTING = frozenset(
+    "is are isn't aren't has have hasn't haven't holds hold exists exist equals implies imply contains contain can "
+    "cannot can't must does do doesn't don't satisfies satisfy gives give splits converges converge tends tend "
+    "commutes commute preserves preserve decreases increases admits admit divides generates vanishes vanish adds "
+    "hits returns injects maps agrees agree becomes become coincides coincide determines extends factors belongs "
+    "belong".split()
+)  # fmt: skip
+_RELATIVE = frozenset("where which that whose whom such".split())
+_QUANTIFIERS = frozenset("every any each all no if there given".split())
+_PREPOSITIONS = frozenset("of for on in over with from between to under at as into by".split())
+_RELATIONS = "=≤≥<>↔⟹⇒∣≠≡"
+_NOTION_TOKEN = re.compile(f"[A-Za-z']+|[{_RELATIONS}]")
+_DESCRIBED_TYPE = re.compile(r"\s*(?:structure|class|inductive|type)\b", re.IGNORECASE)
 _ARXIV = re.compile(r"(?:arxiv[:\s/]*|abs/|pdf/)?\b(\d{4}\.\d{4,5})(?:v\d+)?\b", re.IGNORECASE)
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
 
@@ -54,6 +71,55 @@ def bare_noun_phrase(query: str) -> bool:
     if not 1 <= len(words) <= 4 or re.search(r"[\\$^=<>|0-9(){}]", query):
         return False
     return not any(w.lower().strip(".,'s") in RESULT_WORDS or w.lower() in RESULT_WORDS for w in words)
+
+
+def asks_for_notion(query: str) -> bool:
+    """Whether ``query`` names or describes a notion (a kind of object, a structure, a construction: "sigma algebra",
+    "measure for which the whole space is a countable union of sets of finite measure") rather than a result.
+
+    A result is asserted (a verb of :data:`ASSERTING` or a relation outside a relative clause, or a quantifier
+    first: "every", "if") or named (a word of :data:`RESULT_WORDS` or a possessive in the phrase's head, before its
+    first preposition or aside: "Chinese remainder theorem for ideals", "Hilbert's Nullstellensatz", not "input
+    diagram for the snake lemma"; mathematicians name objects attributively, "Hilbert space"). A formula or
+    Lean notation asserts, unless it describes a type ("structure with fields ...").
+
+    >>> asks_for_notion("Polish space"), asks_for_notion("model of a first-order theory")
+    (True, True)
+    >>> asks_for_notion("Baire category theorem"), asks_for_notion("left adjoints are cocontinuous")
+    (False, False)
+    >>> asks_for_notion("What is a Hausdorff space?"), asks_for_notion(r"$\\pi_1(X, x_0)$")
+    (True, False)
+    >>> asks_for_notion("structure with `toFun : α → β` and `Function.Injective toFun`")
+    True
+    """
+    subject = definition_subject(query)
+    if subject is not None:
+        query = subject
+    if "$" in query or "`" in query:
+        return bool(_DESCRIBED_TYPE.match(query))
+    query = query.lower().replace("’", "'")
+    tokens = _NOTION_TOKEN.findall(query)
+    if not tokens or tokens[0] in _QUANTIFIERS:
+        return False
+    head = []
+    for token in _NOTION_TOKEN.findall(re.split(r"[(,:;]", query, maxsplit=1)[0]):
+        if token in _PREPOSITIONS:
+            break
+        head.append(token)
+    if any(_result_word(t) or t.endswith("'s") for t in head):
+        return False
+    relative = False
+    for token in tokens:
+        relative = relative or token in _RELATIVE
+        if not relative and (token in ASSERTING or token in _RELATIONS):
+            return False
+    return True
+
+
+def _result_word(token: str) -> bool:
+    """A word of :data:`RESULT_WORDS`, in the plural too ("laws", "identities")."""
+    singular = token[:-3] + "y" if token.endswith("ies") else token.removesuffix("s")
+    return token in RESULT_WORDS or singular in RESULT_WORDS
 
 
 def arxiv_id(query: str) -> str | None:

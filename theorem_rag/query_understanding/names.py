@@ -165,7 +165,7 @@ def prefer_statements(query: str, hits: Sequence[T], name_of: Callable[[T], tupl
         return list(hits)
     classes = [None if fixed(h) else _class(query, h, name_of, is_alias) for h in hits]
     places = [i for i, c in enumerate(classes) if c is not None]
-    return _reorder(hits, places, key=lambda i: (classes[i], not is_devoted(hits[i]), i))
+    return reorder_places(hits, places, key=lambda i: (classes[i], not is_devoted(hits[i]), i))
 
 
 def results_first(hits: Sequence[T], name_of: Callable[[T], tuple[str | None, str | None]],
@@ -183,10 +183,10 @@ def results_first(hits: Sequence[T], name_of: Callable[[T], tuple[str | None, st
     """
     movable = [i for i, h in enumerate(hits) if not fixed(h)]
     derived = {i for i in movable if about_a_result(*name_of(hits[i]))}
-    return _reorder(hits, movable, key=lambda i: (i in derived, not is_devoted(hits[i]), i))
+    return reorder_places(hits, movable, key=lambda i: (i in derived, not is_devoted(hits[i]), i))
 
 
-def _reorder(hits: Sequence[T], places: list[int], key: Callable[[int], Any]) -> list[T]:
+def reorder_places(hits: Sequence[T], places: list[int], key: Callable[[int], Any]) -> list[T]:
     """``hits`` with the hits at ``places`` sorted by ``key`` (of their index) among those places; others stay."""
     out = list(hits)
     for place, i in zip(places, sorted(places, key=key)):

@@ -45,7 +45,9 @@ from theorem_rag.retrieval.premise_head import TEXT_DEPTH, PremiseHead, rerank
 from theorem_rag.retrieval.routing import Routing, did_you_mean, route
 from theorem_rag.retrieval.statement_words import WORDS_DEPTH, reads_statements, reorder
 from theorem_rag.retrieval.store_protocol import Store
-from theorem_rag.retrieval.tie_breaks import ABOUT_DEPTH, FORMULA_DEPTH, NAME_DEPTH, statements_first, tie_breaks
+from theorem_rag.retrieval.tie_breaks import (
+    ABOUT_DEPTH, DEFINITION_DEPTH, FORMULA_DEPTH, NAME_DEPTH, definitions_first, statements_first, tie_breaks,
+)  # fmt: skip
 
 # What a retriever ranks for: statements matching the query ("search"), or the results a proof of the query is
 # likely to use ("premises": the query embedded as a premise query, no query understanding, the statement itself
@@ -258,6 +260,11 @@ class TheoremRetriever(BaseRetriever):
             self._formal = self.store.formal_sources()
         return self._formal
 
+    def _admits_formal(self, filters: Filters) -> bool:
+        """Whether the index holds formal statements (Lean declarations) and ``filters`` admit some."""
+        formal = self._formal_sources()
+        return bool(formal) and filters.admits(formal)[1]
+
     def _embed(self, text: str, model: Any = None) -> list[float]:
         """The query's vector by ``model`` (the retriever's embed model by default); in premises mode a premise
         query's (a plain query's for an embed model without)."""
@@ -295,7 +302,9 @@ class TheoremRetriever(BaseRetriever):
         # The name tie-break looks at the first NAME_DEPTH places whatever k is, so the first hits do not depend on k.
         # So do the statements' words a query in words reads (the first WORDS_DEPTH, whatever k is) and the about
         # tie-break (the first ABOUT_DEPTH).
-        kept = max(k, WORDS_DEPTH) if reading else k
+        # A query for a notion reorders the Lean declarations among the first DEFINITION_DEPTH whatever k is.
+        defining = understanding and plan.notion and self._admits_formal(filters)
+        kept = max(k, WORDS_DEPTH if reading else 0, DEFINITION_DEPTH if defining else 0)
         first = max(kept, NAME_DEPTH, ABOUT_DEPTH, FORMULA_DEPTH if plan.formula else 0)
         fused = fused[: first if understanding else k]
         hits = self.store.hydrate(found.hits(fused))
@@ -308,7 +317,7 @@ class TheoremRetriever(BaseRetriever):
                 embedding if embedding is not None else self._embed(text, self.embed_model))  # fmt: skip
             hits = self._read_statements(vec, hits, front_set)
         if understanding:
-            hits = statements_first(plan, hits, front_set)[:kept]
+            hits = definitions_first(plan, statements_first(plan, hits, front_set), front_set)[:kept]
         return with_confidence(hits, found.cosine, found.lexical_top(), front_set, found.unknown,
                                found.lexical_scores())
 

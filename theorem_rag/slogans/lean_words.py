@@ -82,8 +82,9 @@ SYMBOLS: dict[str, str] = {
     "⅟": "inverse of",
 }
 
-# Lean kinds read as propositions (-> implies) and the words each kind is introduced by.
+# Lean kinds read as propositions (-> implies), the kinds that define a notion, the words each kind is introduced by.
 PROPOSITIONS = frozenset({"theorem", "lemma", "axiom", "alias"})
+DEFINING = frozenset({"def", "abbrev", "structure", "class", "class abbrev", "class inductive", "inductive"})
 KIND_WORDS: dict[str, str] = {
     "theorem": "Theorem", "lemma": "Theorem", "alias": "Theorem", "axiom": "Axiom", "def": "Definition",
     "abbrev": "Definition", "opaque": "Definition", "instance": "Instance", "structure": "Structure",

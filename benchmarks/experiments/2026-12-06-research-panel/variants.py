@@ -271,7 +271,7 @@ def _definitions_after():
     from dataclasses import replace
 
     import theorem_rag.retrieval.retriever as retriever
-    from theorem_rag.query_understanding.names import _reorder, is_name_query
+    from theorem_rag.query_understanding.names import is_name_query, reorder_places
 
     original = retriever.statements_first
     asks = re.compile(r"\b(?:defin\w*|notion|called|what is|what are|concept|meaning)\b", re.I)
@@ -283,10 +283,34 @@ def _definitions_after():
         head = hits[:10]
         movable = [i for i, h in enumerate(head) if h.theorem_id not in front_set]
         defs = {i for i in movable if head[i].theorem and head[i].theorem.kind == "definition"}
-        new = _reorder(head, movable, key=lambda i: (i in defs, i))
+        new = reorder_places(head, movable, key=lambda i: (i in defs, i))
         return [replace(h, rank=i) for i, h in enumerate([*new, *hits[10:]], 1)]
 
     return (retriever, "statements_first", statements_first)
+
+
+def _definitions_first_everywhere():
+    from dataclasses import replace
+
+    import theorem_rag.retrieval.retriever as retriever
+    import theorem_rag.retrieval.tie_breaks as tb
+    from theorem_rag.query_understanding.names import reorder_places
+    from theorem_rag.records import is_lean
+
+    lean_first = tb.definitions_first
+
+    def definitions_first(plan, hits, front_set):
+        hits = lean_first(plan, hits, front_set)
+        if not plan.notion:
+            return hits
+        head = hits[: tb.DEFINITION_DEPTH]
+        places = [i for i, h in enumerate(head) if h.theorem is not None and not is_lean(h.theorem)
+                  and h.theorem_id not in front_set]  # fmt: skip
+        new = reorder_places(head, places, key=lambda i: (head[i].theorem.kind != "definition", i))
+        return [replace(h, rank=i) for i, h in enumerate([*new, *hits[tb.DEFINITION_DEPTH :]], 1)]
+
+    return [(retriever, "definitions_first", definitions_first),
+            (retriever.TheoremRetriever, "_admits_formal", lambda self, filters: True)]  # fmt: skip
 
 
 def _formula_hits_without(dropped):
@@ -395,6 +419,14 @@ def variant_setup(name, base):
             name_of = {"formal-gap": "FORMAL_GAP_SCALE", "formal-min": "FORMAL_WEIGHT_MIN",
                        "formal-gap-depth": "FORMAL_GAP_DEPTH", "formal-off": "FORMAL_GAP_OFFSET"}  # fmt: skip
             patches.append((ranking_options, name_of[key], int(value) if key == "formal-gap-depth" else float(value)))
+        elif key == "no-definitions-first":
+            # a query for a notion ranked as any other (before 2026-12-07 evening): the Lean declarations that define
+            # one not put before the lemmas about it
+            patches.append((plan, "asks_for_notion", lambda q: False))
+        elif key == "definitions-first-everywhere":
+            # experiment: a query for a notion puts definitions first among the first 30 in the LaTeX world too (a
+            # statement of kind "definition" before the other statements, in the places LaTeX statements hold)
+            patches += _definitions_first_everywhere()
         elif key == "no-definition":
             patches.append((plan, "definition_subject", lambda q: None))
         elif key == "no-acronym":
