@@ -73,6 +73,7 @@ def test_queries_for_notions(query):
     "every finite integral domain is a field", "left adjoints preserve colimits", "Chinese remainder theorem for rings",
     "if a prime divides the order of a group then the group has an element of that order", "Zorn's lemma",
     "sum of degrees = twice the number of edges", r"$\pi_1(S^1) \cong \mathbb Z$", "`IsAlgClosed ℂ`",
+    "which finite groups are cyclic", "groups such as S_3 are not abelian", "théorème chinois des restes",
 ])  # fmt: skip
 def test_queries_for_results(query):
     """A result asserted (a verb, a relation, a quantifier first, a formula) or named (a result word in the head)."""

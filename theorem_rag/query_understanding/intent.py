@@ -45,7 +45,10 @@ ASSERTING = frozenset(
     "belong".split()
 )  # fmt: skip
 _RELATIVE = frozenset("where which that whose whom such".split())
-_QUANTIFIERS = frozenset("every any each all no if there given".split())
+# A quantifier or a question word first: the query states or asks a result ("which rings are ...").
+_QUANTIFIERS = frozenset(
+    "every any each all no if there given which what when where whether why is are does do can".split()
+)  # fmt: skip
 _PREPOSITIONS = frozenset("of for on in over with from between to under at as into by".split())
 _RELATIONS = "=≤≥<>↔⟹⇒∣≠≡"
 _NOTION_TOKEN = re.compile(f"[A-Za-z']+|[{_RELATIONS}]")
@@ -109,8 +112,8 @@ def asks_for_notion(query: str) -> bool:
     if any(_result_word(t) or t.endswith("'s") for t in head):
         return False
     relative = False
-    for token in tokens:
-        relative = relative or token in _RELATIVE
+    for token, after in zip(tokens, [*tokens[1:], ""]):
+        relative = relative or token in _RELATIVE and (token != "such" or after == "that")  # not "such as"
         if not relative and (token in ASSERTING or token in _RELATIONS):
             return False
     return True

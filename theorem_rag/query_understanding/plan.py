@@ -126,5 +126,6 @@ def understand(query: str) -> QueryPlan:
         original=query, text=folded, variants=tuple(unique[:MAX_VARIANTS]), definition_of=definition_of,
         bare_term=bare, arxiv_id=arxiv_id(query), doi=doi(query), formula=formula is not None, lean=lean is not None,
         formula_keys=lean_formula_keys(text) if lean is not None else query_formula_keys(text) if formula else (),
-        names=name_suffixes(text) if formula is None else (), notion=asks_for_notion(query), notes=tuple(notes),
+        names=name_suffixes(text) if formula is None else (), notion=asks_for_notion(english or query),
+        notes=tuple(notes),
     )  # fmt: skip
