@@ -111,6 +111,29 @@ def test_a_formal_only_search_weighs_full_text_as_against_the_base_space(pg_dsn,
     search.close()
 
 
+def test_the_declarations_are_placed_among_the_informal_candidates_by_their_cosines_in_the_base_space(pg_dsn, built):
+    """The two worlds' dense rankings come from two spaces, but both are in the base one: the formal ranking is fused
+    as placed among the informal candidates' cosines there (a declaration behind three closer LaTeX statements
+    ranks 4th in it, not 1st), so a query closer to the literature does not get a declaration's vote as strong."""
+    from theorem_rag.filters import Filters
+
+    search = _search(pg_dsn, built)
+    r = search.retriever
+    query = "every prime number is at least two"
+    space, model = r.dense_space(query)
+    found = r._gather(r.plan(query), None, space, model, 50, 10, Filters(), True)
+    (informal, formal), (held_informal, held) = found.rankings[:2], found.among[:2]
+    assert formal and all(h.theorem_id.startswith("mathlib:") for h in formal) and not held_informal
+    base = search.store.exact_search(BASE_SPACE, r._embed(query, r.embed_model), k=len(informal),
+                                     ids=[h.theorem_id for h in informal])  # fmt: skip
+    assert sorted(held) == pytest.approx(sorted(h.score for h in base))
+    pairs = found.fusion_input()[1]
+    assert [x for x, _ in pairs if x is not None] == [h.theorem_id for h in formal]
+    first = next(i for i, (x, _) in enumerate(pairs) if x is not None)
+    assert first == sum(c > formal[0].score for c in held)  # after the informal candidates closer than it
+    search.close()
+
+
 def test_a_query_space_missing_informal_statements_is_not_used(pg_dsn, built):
     """A query space that lacks more than the formal statements is still being built: every query searches the
     base space until it is complete, as before. (Last in the file: it takes a vector out of the shared index.)"""

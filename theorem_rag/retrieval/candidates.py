@@ -15,7 +15,7 @@ names, so that an experiment can replace them there.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from theorem_rag.db.lexical_sql import EXACT_NAME_BOOST
@@ -62,6 +62,8 @@ class Found:
 
     rankings: list[list[Hit]] = field(default_factory=list)
     weights: list[float] = field(default_factory=list)
+    # per ranking, the scores of statements outside it that it is placed among (none for most)
+    among: list[list[float]] = field(default_factory=list)
     lexical: list[Hit] = field(default_factory=list)
     cosine: dict[str, float] = field(default_factory=dict)
     routing: Routing = field(default_factory=Routing)
@@ -72,9 +74,29 @@ class Found:
         for h in ranking:
             self.cosine[h.theorem_id] = max(self.cosine.get(h.theorem_id, -1.0), h.score)
 
-    def add(self, ranking: list[Hit], weight: float) -> None:
+    def add(self, ranking: list[Hit], weight: float, among: list[float] | None = None) -> None:
+        """Add a ranking to fuse with ``weight``, placed ``among`` the scores of other statements on its own scale
+        (they hold places in its ranks and its score scale, :func:`~theorem_rag.retrieval.fusion.fuse`)."""
         self.rankings.append(ranking)
         self.weights.append(weight)
+        self.among.append(list(among or ()))
+
+    def fusion_input(self, score: Callable[[Hit], float] = fusion_score) -> list[list[tuple[str | None, float]]]:
+        """The rankings as :func:`~theorem_rag.retrieval.fusion.fuse` reads them: ``(id, score(hit))`` pairs best
+        first, with ``(None, score)`` for the places other statements hold.
+
+        >>> found = Found()
+        >>> found.add([Hit("d", 0.6, dense_rank=1), Hit("e", 0.4, dense_rank=2)], 1.0, among=[0.7, 0.5])
+        >>> found.fusion_input()
+        [[(None, 0.7), ('d', 0.6), (None, 0.5), ('e', 0.4)]]
+        """
+        out: list[list[tuple[str | None, float]]] = []
+        for ranking, among in zip(self.rankings, self.among):
+            pairs: list[tuple[str | None, float]] = [(h.theorem_id, score(h)) for h in ranking]
+            if among:
+                pairs = sorted([*pairs, *((None, s) for s in among)], key=lambda pair: -pair[1])
+            out.append(pairs)
+        return out
 
     def exact(self) -> set[str]:
         """The statements named exactly as the query: its name or a recorded alias (the full-text ranking's

@@ -35,15 +35,18 @@ def _weights(n: int, weights: Sequence[float] | None) -> Sequence[float]:
 
 
 def reciprocal_rank_fusion(
-    rankings: Sequence[Sequence[str]], k: int = 60, weights: Sequence[float] | None = None
+    rankings: Sequence[Sequence[str | None]], k: int = 60, weights: Sequence[float] | None = None
 ) -> list[tuple[str, float]]:
     """Fuse rankings (best first) into one: ``score(d) = sum_i w_i / (k + rank_i(d))`` with ranks from 1.
 
     Ties break by first appearance (earlier ranking, then earlier rank), so the result is deterministic.
-    A duplicate id inside one ranking counts once, at its best rank.
+    A duplicate id inside one ranking counts once, at its best rank. ``None`` holds a place: a statement outside the
+    ranking's candidates that it is placed among (its rank counts for those after it; it gets nothing).
 
     >>> reciprocal_rank_fusion([["x", "y"], ["y"]], weights=[1.0, 2.0])[0][0]
     'y'
+    >>> reciprocal_rank_fusion([["x"], [None, None, "y"]])
+    [('x', 0.01639344262295082), ('y', 0.015873015873015872)]
     """
     if k < 0:
         raise InputError(f"rrf k must be >= 0, got {k}")
@@ -53,7 +56,7 @@ def reciprocal_rank_fusion(
     for ranking, weight in zip(rankings, weights):
         seen: set[str] = set()
         for rank, doc in enumerate(ranking, start=1):
-            if doc in seen:
+            if doc is None or doc in seen:  # None: a place held by a statement outside the ranking
                 continue
             seen.add(doc)
             scores[doc] = scores.get(doc, 0.0) + weight / (k + rank)
@@ -61,31 +64,36 @@ def reciprocal_rank_fusion(
     return sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))
 
 
-def score_fusion(rankings: Sequence[Sequence[tuple[str, float]]],
+def score_fusion(rankings: Sequence[Sequence[tuple[str | None, float]]],
                  weights: Sequence[float] | None = None) -> dict[str, float]:  # fmt: skip
     """Weighted sum of the rankings' scores, each ranking's min-max scaled over its own candidates (its best 1, its
     last 0; a ranking whose scores are all equal gives each 1); a candidate a ranking lacks gets 0 from it. Rankings
-    are ``(id, score)`` pairs best first; a duplicate id counts once, at its first place.
+    are ``(id, score)`` pairs best first; a duplicate id counts once, at its first place. A ``(None, score)`` pair
+    is a statement outside the ranking that it is placed among: it counts in the scale and gets nothing.
 
     >>> score_fusion([[("a", 0.9), ("b", 0.5), ("c", 0.1)], [("c", 8.0)]], weights=[1.0, 0.5])
     {'a': 1.0, 'b': 0.5, 'c': 0.5}
+    >>> score_fusion([[(None, 0.9), ("b", 0.5), ("c", 0.1)]])
+    {'b': 0.5, 'c': 0.0}
     """
     weights = _weights(len(rankings), weights)
     scores: dict[str, float] = {}
     for ranking, weight in zip(rankings, weights):
         first: dict[str, float] = {}
+        held = [s for doc, s in ranking if doc is None]  # places held by statements outside the ranking
         for doc, s in ranking:
-            first.setdefault(doc, s)  # each id at its first place
+            if doc is not None:
+                first.setdefault(doc, s)  # each id at its first place
         if not first:
             continue
-        hi, lo = max(first.values()), min(first.values())
+        hi, lo = max([*first.values(), *held]), min([*first.values(), *held])
         for doc, s in first.items():
             scaled = (s - lo) / (hi - lo) if hi > lo else 1.0
             scores[doc] = scores.get(doc, 0.0) + weight * scaled
     return scores
 
 
-def fuse(rankings: Sequence[Sequence[tuple[str, float]]], k: int = 60, weights: Sequence[float] | None = None,
+def fuse(rankings: Sequence[Sequence[tuple[str | None, float]]], k: int = 60, weights: Sequence[float] | None = None,
          method: str = "ranks+scores") -> list[tuple[str, float]]:  # fmt: skip
     """Fuse ``(id, score)`` rankings (best first) by ``method`` (:data:`FUSIONS`), best first.
 

@@ -291,8 +291,7 @@ class TheoremRetriever(BaseRetriever):
         if not fusing:
             hits = self.store.hydrate(found.rankings[0][:k])
             return with_confidence(hits, found.cosine, set(), set(), found.unknown)
-        fused = fuse([[(h.theorem_id, fusion_score(h)) for h in r] for r in found.rankings], k=self.rrf_k,
-                     weights=found.weights, method=self.fusion)  # fmt: skip
+        fused = fuse(found.fusion_input(fusion_score), k=self.rrf_k, weights=found.weights, method=self.fusion)
         # A statement named exactly as the query (its name, a recorded alias, or the Lean name the name look-up
         # found) is a look-up: it goes first; so do the statements query understanding routes to (the declarations
         # whose Lean name ends with the query, the paper asked for, the definition asked for).
@@ -334,6 +333,16 @@ class TheoremRetriever(BaseRetriever):
         ids = [h.theorem_id for h in hits[:WORDS_DEPTH]]
         read = self.store.exact_search(self.words_space, vec, k=len(ids), ids=ids)
         return reorder(hits, {h.theorem_id: h.score for h in read}, front, self.words_weight)
+
+    def _base_cosines(self, informal: list[Hit], base_vec: Any) -> list[float]:
+        """The cosines of the informal candidates ``informal`` (another space's) with the base model's vector of the
+        query in the base space, where the formal statements are too: what the formal ranking is placed among.
+        A declaration counts as the 5th of the mixed ranking when four informal candidates are closer to the query,
+        not as the first of its own (benchmarks/results/formal_placed)."""
+        if not informal:
+            return []
+        read = self.store.exact_search(self.space, base_vec, k=len(informal), ids=[h.theorem_id for h in informal])
+        return [h.score for h in read]
 
     def _lexical_weight(self, query: str, space: str, ranking: list[Hit]) -> float:
         """Weight of the full-text ranking of ``query`` in the fusion: (short, long, long against the query space)
@@ -383,17 +392,20 @@ class TheoremRetriever(BaseRetriever):
                 query = texts[i]
                 if spaces:
                     vec = embedding if i == 0 and embedding is not None else self._embed(query, model)
+                informal_ranking: list[Hit] = []
                 for searched in spaces:
                     ranking = self._dense(searched, vec, depth, filters)
                     if searched == space:
                         found.note_cosines(ranking)
+                        informal_ranking = ranking
                     found.add(ranking, 1.0)
                 if formal:
-                    # The formal statements are in the base space alone: searched there with the base model.
+                    # The formal statements are in the base space alone: searched there with the base model, and
+                    # placed among the informal candidates by their cosines in that space, which both worlds share.
                     base_vec = self._embed(query, self.embed_model)
                     ranking = self._dense(self.space, base_vec, depth, replace(filters, formal=True))
                     found.note_cosines(ranking)
-                    found.add(ranking, options.FORMAL_WEIGHT)
+                    found.add(ranking, options.FORMAL_WEIGHT, among=self._base_cosines(informal_ranking, base_vec))
                 if routing_job is not None:
                     found.routing, routing_job = routing_job.result(), None
                 if self.hybrid:

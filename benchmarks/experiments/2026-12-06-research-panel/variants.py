@@ -419,6 +419,10 @@ def variant_setup(name, base):
             name_of = {"formal-gap": "FORMAL_GAP_SCALE", "formal-min": "FORMAL_WEIGHT_MIN",
                        "formal-gap-depth": "FORMAL_GAP_DEPTH", "formal-off": "FORMAL_GAP_OFFSET"}  # fmt: skip
             patches.append((ranking_options, name_of[key], int(value) if key == "formal-gap-depth" else float(value)))
+        elif key == "formal-unplaced":
+            # the formal ranking fused as a ranking of its own (before 2026-12-07 evening), not placed among the
+            # informal candidates by their cosines in the base space
+            patches.append((retriever.TheoremRetriever, "_base_cosines", lambda self, informal, vec: []))
         elif key == "no-definitions-first":
             # a query for a notion ranked as any other (before 2026-12-07 evening): the Lean declarations that define
             # one not put before the lemmas about it
