@@ -206,6 +206,23 @@ def test_a_description_finds_the_statement_before_the_entries_about_it(store):
     assert on.search(query, k=1)[0].theorem_id == after[0]  # the same first hit whatever k is
 
 
+def test_a_description_lifts_its_statement_over_the_entries_about_results_among_its_first_30(store):
+    """Fourteen exercises that repeat the description put the statement last without the rule (the statement shares
+    no word with it); the about tie-break reads the first ABOUT_DEPTH (30) places, so it comes first, from beyond
+    the first 10 as well."""
+    docs = [Document(id="nb", source="napkin", title="Napkin")]
+    exercises = [Theorem(id=f"ex{i}", source="napkin", kind="exercise", doc_id="nb", body_latex=f"Show: {DESCRIPTION}.")
+                 for i in range(14)]  # fmt: skip
+    statement = Theorem(id="thm", source="napkin", kind="theorem", doc_id="nb", name="Doob's maximal inequality",
+                        body_latex="Doob: an estimate for martingales in $L^p$.")  # fmt: skip
+    _index(store, docs, [*exercises, statement])
+    on = TheoremRetriever(store, make_embedding(), space="toy", k=20, pool=40)
+    before = [h.theorem_id for h in on.with_options(understand=False).search(DESCRIPTION)]
+    assert before.index("thm") == 14
+    assert [h.theorem_id for h in on.search(DESCRIPTION)][0] == "thm"
+    assert on.search(DESCRIPTION, k=1)[0].theorem_id == "thm"  # whatever k is
+
+
 def test_among_statements_named_alike_the_entry_devoted_to_the_result_comes_first(store):
     docs = [Document(id="book", source="lebl-ra", title="Basic Analysis"),
             Document(id="entry", source="planetmath", title="mean-value theorem")]  # fmt: skip

@@ -289,6 +289,28 @@ def _definitions_after():
     return (retriever, "statements_first", statements_first)
 
 
+def _results_first(depth):
+    from dataclasses import replace
+
+    import theorem_rag.retrieval.retriever as retriever
+    from theorem_rag.query_understanding.names import asks_about_a_result, is_name_query, reorder_places
+
+    original = retriever.statements_first
+    results = {"theorem", "lemma", "proposition", "corollary", "claim", "fact"}
+
+    def statements_first(plan, hits, front_set):
+        hits = original(plan, hits, front_set)
+        if (plan.formula or plan.notion or plan.definition_of or is_name_query(plan.original)
+                or asks_about_a_result(plan.original)):  # fmt: skip
+            return hits
+        head = hits[:depth]
+        movable = [i for i, h in enumerate(head) if h.theorem_id not in front_set and h.theorem is not None]
+        new = reorder_places(head, movable, key=lambda i: (head[i].theorem.kind not in results, i))
+        return [replace(h, rank=i) for i, h in enumerate([*new, *hits[depth:]], 1)]
+
+    return (retriever, "statements_first", statements_first)
+
+
 def _definitions_first_everywhere():
     from dataclasses import replace
 
@@ -427,6 +449,11 @@ def variant_setup(name, base):
             # a query for a notion ranked as any other (before 2026-12-07 evening): the Lean declarations that define
             # one not put before the lemmas about it
             patches.append((plan, "asks_for_notion", lambda q: False))
+        elif key == "results-first":
+            # experiment: a query that is no notion, name, formula or request for a definition or an entry about a
+            # result puts the results (theorem, lemma, proposition, corollary) before the other statements among its
+            # first N
+            patches.append(_results_first(int(value)))
         elif key == "definitions-first-everywhere":
             # experiment: a query for a notion puts definitions first among the first 30 in the LaTeX world too (a
             # statement of kind "definition" before the other statements, in the places LaTeX statements hold)
