@@ -46,7 +46,7 @@ ASSERTING = frozenset(
 )  # fmt: skip
 _RELATIVE = frozenset("where which that whose whom such".split())
 # A quantifier or a question word first: the query states or asks a result ("which rings are ...").
-_QUANTIFIERS = frozenset(
+_RESULT_OPENERS = frozenset(
     "every any each all no if there given which what when where whether why is are does do can".split()
 )  # fmt: skip
 _PREPOSITIONS = frozenset("of for on in over with from between to under at as into by".split())
@@ -102,7 +102,7 @@ def asks_for_notion(query: str) -> bool:
         return bool(_DESCRIBED_TYPE.match(query))
     query = query.lower().replace("’", "'")
     tokens = _NOTION_TOKEN.findall(query)
-    if not tokens or tokens[0] in _QUANTIFIERS:
+    if not tokens or tokens[0] in _RESULT_OPENERS:
         return False
     head = []
     for token in _NOTION_TOKEN.findall(re.split(r"[(,:;]", query, maxsplit=1)[0]):

@@ -30,7 +30,7 @@ NAME_DEPTH = 5
 # 40 and 50 as 30 (benchmarks/results/about_depth).
 ABOUT_DEPTH = 30
 # The places the definitions tie-break (a notion's definitions before the lemmas about it) reorders: the first this
-# many. On mathlib_dev with --formal: 10 places +0.018 nDCG@10, 20 +0.032, 30 +0.035 (benchmarks/results/notions).
+# many. Offline on mathlib_dev with --formal: 10 places +0.018 nDCG@10, 20 +0.032, 30 +0.035 (results/notions).
 DEFINITION_DEPTH = 30
 
 
