@@ -298,3 +298,17 @@ def test_function_words_still_mark_a_foreign_query():
     assert translate("teorema del valor medio") == "theorem mean value"
     assert translate("théorème des restes chinois") == "theorem remainder chinese"
     assert translate("Satz von Lagrange") == "theorem lagrange"
+
+
+@pytest.mark.parametrize("query, asserts", [
+    ("flatness is the same for modules and sheaves", True),
+    ("every finite integral domain is a field", True),
+    ("Are spaces of automorphic forms finite dimensional?", True),
+    ("Polish space", False),
+    ("cartesian closed infinity-cosmos: the product functor has right adjoints", False),  # a term and its description
+    ("defining equivalences in an infinity-cosmos representably", False),
+    (r"Frey curve $v^2 = u(u - A)(u + B)$ attached to a solution of Fermat's equation", False),  # a formula's relation
+])  # fmt: skip
+def test_queries_that_state_a_result(query, asserts):
+    """A query that states a result asks for it: its definitions go after the other statements (tie_breaks)."""
+    assert understand(query).asserts is asserts

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from theorem_rag.query_understanding.math_text import MATH_SPANS
+
 _DEFINITION = re.compile(
     r"^\s*(?:(?:the\s+)?(?:definition|defn|def|meaning|notion|concept)\s*(?:of|:)\s*|define\s+|"
     r"what(?:\s+is|'s|s)\s+(?:meant\s+by\s+)?|what\s+are\s+|what\s+does\s+)"
@@ -52,6 +54,7 @@ _RESULT_OPENERS = frozenset(
 _PREPOSITIONS = frozenset("of for on in over with from between to under at as into by".split())
 _RELATIONS = "=≤≥<>↔⟹⇒∣≠≡"
 _NOTION_TOKEN = re.compile(f"[A-Za-z']+|[{_RELATIONS}]")
+_DEFINING = re.compile(r"\bdefin", re.IGNORECASE)
 _DESCRIBED_TYPE = re.compile(r"\s*(?:structure|class|inductive|type)\b", re.IGNORECASE)
 _ARXIV = re.compile(r"(?:arxiv[:\s/]*|abs/|pdf/)?\b(\d{4}\.\d{4,5})(?:v\d+)?\b", re.IGNORECASE)
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
@@ -102,21 +105,47 @@ def asks_for_notion(query: str) -> bool:
         return bool(_DESCRIBED_TYPE.match(query))
     query = query.lower().replace("’", "'")
     tokens = _NOTION_TOKEN.findall(query)
-    if not tokens or tokens[0] in _RESULT_OPENERS:
+    if not tokens:
         return False
     head = []
     for token in _NOTION_TOKEN.findall(re.split(r"[(,:;]", query, maxsplit=1)[0]):
         if token in _PREPOSITIONS:
             break
         head.append(token)
-    if any(_result_word(t) or t.endswith("'s") for t in head):
+    return not (any(_result_word(t) or t.endswith("'s") for t in head) or _asserts(tokens))
+
+
+def asserts_a_result(query: str) -> bool:
+    """Whether ``query`` states something (a verb of :data:`ASSERTING` or a relation in its prose outside a relative
+    clause, or a quantifier or question word first), so that it asks for a result, not for a definition. A term
+    followed by its description ("cartesian closed infinity-cosmos: the product functor has right adjoints") and a
+    query that speaks of defining do not; a formula's relations are not read (they may define an object, "the curve
+    $y^2 = x^3 + 1$").
+
+    >>> asserts_a_result("flatness is the same for modules and sheaves"), asserts_a_result("Polish space")
+    (True, False)
+    >>> asserts_a_result("Frey curve $v^2 = u(u - A)(u + B)$ attached to a solution of Fermat's equation")
+    False
+    >>> asserts_a_result("closed cosmos: exponentiation preserves isofibrations")
+    False
+    """
+    head, colon, _ = query.partition(":")
+    if _DEFINING.search(query) or (colon and asks_for_notion(head)):
         return False
+    return _asserts(_NOTION_TOKEN.findall(MATH_SPANS.sub(" ", query).lower().replace("’", "'")))
+
+
+def _asserts(tokens: list[str]) -> bool:
+    """Whether these lower-case words (:data:`_NOTION_TOKEN`) assert: a quantifier or question word first, or a verb
+    of :data:`ASSERTING` or a relation outside a relative clause."""
+    if tokens and tokens[0] in _RESULT_OPENERS:
+        return True
     relative = False
     for token, after in zip(tokens, [*tokens[1:], ""]):
         relative = relative or token in _RELATIVE and (token != "such" or after == "that")  # not "such as"
         if not relative and (token in ASSERTING or token in _RELATIONS):
-            return False
-    return True
+            return True
+    return False
 
 
 def _result_word(token: str) -> bool:

@@ -7,7 +7,8 @@ its accents). A formula query also carries its ``formula_keys``, matched against
 query in Lean notation is a formula too, read as the Lean slogans read declarations, and searched as typed beside
 (:mod:`~theorem_rag.query_understanding.lean`). ``definition_of`` asks for definitions of a term first; ``arxiv_id``,
 ``doi`` and ``title`` route to a paper; ``names`` are the Lean names the query may be or end (looked up by name);
-``notion``: the query names or describes a notion, not a result (its definitions first among Lean declarations).
+``notion``: the query names or describes a notion, not a result (its definitions first among Lean declarations);
+``asserts``: it states a result (definitions after the other statements).
 ``notes`` say in words what was done, for people.
 
 >>> p = understand("CRT")
@@ -33,7 +34,7 @@ import re
 from dataclasses import dataclass, field
 
 from theorem_rag.query_understanding.intent import (
-    RESULT_WORDS, arxiv_id, asks_for_notion, bare_noun_phrase, definition_subject, doi,
+    RESULT_WORDS, arxiv_id, asks_for_notion, asserts_a_result, bare_noun_phrase, definition_subject, doi,
 )  # fmt: skip
 from theorem_rag.query_understanding.lean import lean_formula_keys, lean_text, name_suffixes
 from theorem_rag.query_understanding.lexicon import expansions
@@ -61,6 +62,7 @@ class QueryPlan:
     lean: bool = False
     names: tuple[str, ...] = ()
     notion: bool = False
+    asserts: bool = False
     notes: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -127,5 +129,5 @@ def understand(query: str) -> QueryPlan:
         bare_term=bare, arxiv_id=arxiv_id(query), doi=doi(query), formula=formula is not None, lean=lean is not None,
         formula_keys=lean_formula_keys(text) if lean is not None else query_formula_keys(text) if formula else (),
         names=name_suffixes(text) if formula is None else (), notion=asks_for_notion(english or query),
-        notes=tuple(notes),
+        asserts=asserts_a_result(english or query), notes=tuple(notes),
     )  # fmt: skip

@@ -12,8 +12,8 @@ from dataclasses import replace
 
 from theorem_rag.query_understanding import QueryPlan
 from theorem_rag.query_understanding.names import (
-    devoted, is_name_query, name_class, name_words, prefer_statements, reorder_places, results_first,
-    statements_before_entries_about_them,
+    asks_about_a_result, devoted, is_name_query, name_class, name_words, prefer_statements, reorder_places,
+    results_first, statements_before_entries_about_them,
 )  # fmt: skip
 from theorem_rag.records import Hit, is_lean
 from theorem_rag.retrieval.routing import Routing
@@ -32,6 +32,8 @@ ABOUT_DEPTH = 30
 # The places the definitions tie-break (a notion's definitions before the lemmas about it) reorders: the first this
 # many. Offline on mathlib_dev with --formal: 10 places +0.018 nDCG@10, 20 +0.032, 30 +0.035 (results/notions).
 DEFINITION_DEPTH = 30
+# The Lean kinds a query that states a result does not ask for.
+DEFINED_TYPES = DEFINING - {"def", "abbrev"}
 
 
 def tie_breaks(store: Store, plan: QueryPlan, routing: Routing, hits: list[Hit], k: int, front_set: set[str],
@@ -70,11 +72,18 @@ def statements_first(plan: QueryPlan, hits: list[Hit], front_set: set[str]) -> l
     """For a query that describes a result (longer than a name, not a formula: those have their own tie-breaks
     above), the first :data:`ABOUT_DEPTH` hits with the statements before the exercises, examples, remarks and
     proofs about results (those routed to the front stay), unless the query asks for such an entry
-    (:func:`~theorem_rag.query_understanding.names.statements_before_entries_about_them`)."""
+    (:func:`~theorem_rag.query_understanding.names.statements_before_entries_about_them`); when it states the result
+    (``plan.asserts``: "flatness is the same for modules and sheaves"), the definitions after the other statements
+    too, unless it asks for a definition.
+    """
     if plan.formula or is_name_query(plan.original):
         return hits
     head = statements_before_entries_about_them(plan.original, hits[:ABOUT_DEPTH], _name_and_kind,
                                                 fixed=lambda h: h.theorem_id in front_set)  # fmt: skip
+    if plan.asserts and not plan.definition_of and not asks_about_a_result(plan.original):
+        # A query that states a result asks for it, not for the definitions of its words: they go after the others.
+        movable = [i for i, h in enumerate(head) if h.theorem is not None and h.theorem_id not in front_set]
+        head = reorder_places(head, movable, key=lambda i: (_is_definition(head[i]), i))
     if all(a is b for a, b in zip(head, hits)):
         return hits
     return [replace(h, rank=i) for i, h in enumerate([*head, *hits[ABOUT_DEPTH:]], 1)]
@@ -97,6 +106,13 @@ def definitions_first(plan: QueryPlan, hits: list[Hit], front_set: set[str]) -> 
     if all(a is b for a, b in zip(ordered, head)):
         return hits
     return [replace(h, rank=i) for i, h in enumerate([*ordered, *hits[DEFINITION_DEPTH:]], 1)]
+
+
+def _is_definition(h: Hit) -> bool:
+    """A definition: a LaTeX statement of that kind, a Lean declaration of a type (a structure, a class, an inductive
+    type; a ``def`` is often a construction that states a result, ``yonedaEquiv``, and an instance is one)."""
+    t = h.theorem
+    return t is not None and (_lean_kind(h) in DEFINED_TYPES if is_lean(t) else t.kind == "definition")
 
 
 def _lean_kind(h: Hit) -> str | None:

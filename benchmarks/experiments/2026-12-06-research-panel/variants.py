@@ -449,6 +449,10 @@ def variant_setup(name, base):
             # a query for a notion ranked as any other (before 2026-12-07 evening): the Lean declarations that define
             # one not put before the lemmas about it
             patches.append((plan, "asks_for_notion", lambda q: False))
+        elif key == "no-asserted-defs-after":
+            # a query that states a result ranked as before 2026-12-07 night: the definitions among its first 30 not
+            # put after the other statements
+            patches.append((plan, "asserts_a_result", lambda q: False))
         elif key == "results-first":
             # experiment: a query that is no notion, name, formula or request for a definition or an entry about a
             # result puts the results (theorem, lemma, proposition, corollary) before the other statements among its
