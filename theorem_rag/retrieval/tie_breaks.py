@@ -1,8 +1,9 @@
 """The tie-breaks query understanding applies to the first places of a fused ranking: a formula query's results
 before the entries about them, and a query that names a result: the statement itself before exercises, examples and
 "proof of" entries, the entry devoted to it first (:mod:`theorem_rag.query_understanding.names`); and a query that
-describes a result: statements before the entries about them, unless it asks for such an entry; and a query that
-names or describes a notion: the Lean declarations that define one before the lemmas about it.
+describes a result: statements before the entries about them, unless it asks for such an entry, and when it states
+the result, the definitions of its words after the other statements; and a query that names or describes a notion:
+the Lean declarations that define one before the lemmas about it.
 """
 
 from __future__ import annotations
