@@ -127,3 +127,32 @@ def test_a_query_for_a_notion_finds_its_definition_before_the_lemmas_about_it(st
     assert [i for i in before if i.startswith("mathlib:")][0] != "mathlib:Filter"  # the rule is what put it first
     assert ranked.index("notes:filters") == before.index("notes:filters")
     assert _ids(retriever, result) == asserted  # a result asserted is ranked as before
+
+
+def test_a_query_that_states_a_result_puts_the_types_it_names_after_the_results(store, monkeypatch):
+    """"The field of the complex numbers is algebraically closed" states a result: the class it names goes after the
+    theorem and the instance (an instance is a result), which keep their order."""
+    module = "Mathlib.Analysis.Complex.Polynomial.Basic"
+    decls = {
+        "IsAlgClosed": ("class", "class IsAlgClosed (k : Type u) [Field k] : Prop where splits : ∀ p : k[X], p.Splits",
+                        "An algebraically closed field: the complex numbers are algebraically closed, every "
+                        "polynomial over an algebraically closed field splits."),
+        "Complex.isAlgClosed": ("instance", "instance Complex.isAlgClosed : IsAlgClosed ℂ",
+                                "The fundamental theorem of algebra: ℂ is algebraically closed."),
+        "Complex.exists_root": ("theorem", "theorem Complex.exists_root {f : ℂ[X]} (hf : 0 < degree f) : "
+                                "∃ z, IsRoot f z", "A nonconstant polynomial over the complex numbers has a root."),
+    }  # fmt: skip
+    theorems = [Theorem(id=f"mathlib:{name}", source="mathlib", kind="theorem" if kind == "theorem" else "definition",
+                        body_latex=statement, name=name, doc_id=f"mathlib-module:{module}", label=name,
+                        meta={"language": "lean", "lean_kind": kind, "module": module, "docstring": doc})
+                for name, (kind, statement, doc) in decls.items()]  # fmt: skip
+    documents = [Document(id=f"mathlib-module:{module}", source="mathlib", title=module, meta={"language": "lean"})]
+    retriever = offline_retriever(store, theorems, documents)
+    query = "the field of the complex numbers is algebraically closed"
+    after = _ids(retriever, query)
+    import theorem_rag.query_understanding.plan as plan
+
+    monkeypatch.setattr(plan, "asserts_a_result", lambda q: False)
+    before = _ids(retriever, query)
+    assert before.index("mathlib:IsAlgClosed") < 2 and after[-1] == "mathlib:IsAlgClosed"
+    assert [i for i in after if i != "mathlib:IsAlgClosed"] == [i for i in before if i != "mathlib:IsAlgClosed"]
