@@ -60,8 +60,12 @@ def test_the_words_space_holds_each_informal_statement_read_alone(pg_dsn, built)
 
 
 def test_a_description_reorders_the_first_candidates_by_their_words(pg_dsn, built, monkeypatch):
+    import theorem_rag.query_understanding.plan as plan
     from theorem_rag.retrieval.statement_words import WORDS_DEPTH, reorder
 
+    # The reading alone: a description that states its result also has its definitions put after the others
+    # (tests/db/test_query_routing.py), which would reorder the candidates read here once more.
+    monkeypatch.setattr(plan, "asserts_a_result", lambda query: False)
     search = _search(pg_dsn, built)
     calls = []
     real = search.store.exact_search
