@@ -33,10 +33,16 @@ DECLARATIONS = {
 TITLES = {IVT: "Intermediate value theorem", MONOIDAL: "Monoidal categories"}
 
 
+def _declaration(name: str, kind: str, statement: str, module: str, doc: str, line: int | None = None,
+                 **meta) -> Theorem:  # fmt: skip
+    """A Lean declaration's record as the Lean adapter writes it (``meta``: more of its meta, synonyms)."""
+    return Theorem(id=f"mathlib:{name}", source="mathlib", kind="theorem" if kind == "theorem" else "definition",
+                   body_latex=statement, doc_id=f"mathlib-module:{module}", name=name, label=name, line=line,
+                   meta={"language": "lean", "lean_kind": kind, "module": module, "docstring": doc, **meta})
+
+
 def _records() -> tuple[list[Theorem], list[Document]]:
-    theorems = [Theorem(id=f"mathlib:{name}", source="mathlib", kind="theorem" if kind == "theorem" else "definition",
-                        body_latex=statement, doc_id=f"mathlib-module:{module}", name=name, label=name, line=line,
-                        meta={"language": "lean", "lean_kind": kind, "module": module, "docstring": doc})
+    theorems = [_declaration(name, kind, statement, module, doc, line)
                 for name, (kind, statement, module, line, doc) in DECLARATIONS.items()]  # fmt: skip
     documents = [Document(id=f"mathlib-module:{m}", source="mathlib", title=title, license="Apache-2.0",
                           meta={"module": m, "language": "lean"}) for m, title in TITLES.items()]  # fmt: skip
@@ -81,10 +87,8 @@ def test_a_name_in_a_docstrings_bold_finds_its_declaration(store):
         "ProbabilityTheory.binomial_mean": ("theorem ProbabilityTheory.binomial_mean : the binomial distribution's "
                                             "binomial mean is n p", "The binomial theorem for the binomial mean."),
     }  # fmt: skip
-    theorems = [Theorem(id=f"mathlib:{name}", source="mathlib", kind="theorem", body_latex=statement, name=name,
-                        doc_id=f"mathlib-module:{module}", label=name,
-                        meta={"language": "lean", "lean_kind": "theorem", "module": module, "docstring": doc,
-                              **({"synonyms": ["binomial theorem"]} if name == "add_pow" else {})})
+    theorems = [_declaration(name, "theorem", statement, module, doc,
+                             **({"synonyms": ["binomial theorem"]} if name == "add_pow" else {}))
                 for name, (statement, doc) in decls.items()]  # fmt: skip
     documents = [Document(id=f"mathlib-module:{module}", source="mathlib", title=module, meta={"language": "lean"})]
     retriever = offline_retriever(store, theorems, documents)
@@ -107,10 +111,7 @@ def test_a_query_for_a_notion_finds_its_definition_before_the_lemmas_about_it(st
                    "sets_of_superset {x y} : x ∈ sets → x ⊆ y → y ∈ sets inter_sets {x y} : x ∈ sets → y ∈ sets "
                    "→ x ∩ y ∈ sets", "A filter on a type is a collection of its sets."),
     }  # fmt: skip
-    theorems = [Theorem(id=f"mathlib:{name}", source="mathlib", kind="theorem" if kind == "theorem" else "definition",
-                        body_latex=statement, name=name, doc_id=f"mathlib-module:{module}", label=name,
-                        meta={"language": "lean", "lean_kind": kind, "module": module, "docstring": doc})
-                for name, (kind, statement, doc) in decls.items()]  # fmt: skip
+    theorems = [_declaration(name, kind, statement, module, doc) for name, (kind, statement, doc) in decls.items()]
     theorems.append(Theorem(id="notes:filters", source="notes", kind="definition", doc_id="notes",
                             body_latex="A filter of sets is a family of sets closed under supersets and "
                                        "intersections, with the whole set in it."))  # fmt: skip
@@ -142,10 +143,7 @@ def test_a_query_that_states_a_result_puts_the_types_it_names_after_the_results(
         "Complex.exists_root": ("theorem", "theorem Complex.exists_root {f : ℂ[X]} (hf : 0 < degree f) : "
                                 "∃ z, IsRoot f z", "A nonconstant polynomial over the complex numbers has a root."),
     }  # fmt: skip
-    theorems = [Theorem(id=f"mathlib:{name}", source="mathlib", kind="theorem" if kind == "theorem" else "definition",
-                        body_latex=statement, name=name, doc_id=f"mathlib-module:{module}", label=name,
-                        meta={"language": "lean", "lean_kind": kind, "module": module, "docstring": doc})
-                for name, (kind, statement, doc) in decls.items()]  # fmt: skip
+    theorems = [_declaration(name, kind, statement, module, doc) for name, (kind, statement, doc) in decls.items()]
     documents = [Document(id=f"mathlib-module:{module}", source="mathlib", title=module, meta={"language": "lean"})]
     retriever = offline_retriever(store, theorems, documents)
     query = "the field of the complex numbers is algebraically closed"
