@@ -134,6 +134,33 @@ def test_the_declarations_are_placed_among_the_informal_candidates_by_their_cosi
     search.close()
 
 
+def test_an_undocumented_declaration_counts_as_further_by_the_penalty(pg_dsn, built, monkeypatch):
+    """mathlib documents what it presents to readers: in the declarations' dense ranking one without a docstring
+    counts as UNDOCUMENTED_PENALTY further from the query than its cosine (the cosines kept for the confidence)."""
+    from theorem_rag.filters import Filters
+    from theorem_rag.retrieval import options
+
+    search = _search(pg_dsn, built)
+    r = search.retriever
+    assert search.store.documented([*LEAN_IDS, *LATEX_IDS, "mathlib:Nope"]) == {"mathlib:Nat.Prime"}
+    query = "a prime number is a natural number at least two"
+    space, model = r.dense_space(query)
+    cosines = {h.theorem_id: h.score for h in search.store.exact_search(
+        BASE_SPACE, r._embed(query, r.embed_model), k=len(LEAN_IDS), ids=LEAN_IDS)}  # fmt: skip
+    for penalty in (options.UNDOCUMENTED_PENALTY, 0.0, 1.0):
+        monkeypatch.setattr(options, "UNDOCUMENTED_PENALTY", penalty)
+        found = r._gather(r.plan(query), None, space, model, 50, 10, Filters(formal=True), True)
+        formal = found.rankings[0]
+        assert {h.theorem_id for h in formal} == set(LEAN_IDS)
+        expected = {i: c - (0.0 if i == "mathlib:Nat.Prime" else penalty) for i, c in cosines.items()}
+        assert [h.score for h in formal] == pytest.approx([expected[h.theorem_id] for h in formal], abs=1e-5)
+        assert [h.score for h in formal] == sorted((h.score for h in formal), reverse=True)
+        assert [h.dense_rank for h in formal] == list(range(1, len(formal) + 1))
+        assert found.cosine["mathlib:Nat.Prime.two_le"] == pytest.approx(cosines["mathlib:Nat.Prime.two_le"], abs=1e-5)
+    assert formal[0].theorem_id == "mathlib:Nat.Prime"  # a penalty of 1 puts the one documented declaration first
+    search.close()
+
+
 def test_a_query_space_missing_informal_statements_is_not_used(pg_dsn, built):
     """A query space that lacks more than the formal statements is still being built: every query searches the
     base space until it is complete, as before. (Last in the file: it takes a vector out of the shared index.)"""

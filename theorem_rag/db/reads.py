@@ -72,6 +72,13 @@ class ReadOps(StorePart):
         with self.connection() as conn:
             return {r: n for r, n in conn.execute(table_sql.used_by_counts(self.names), [list(ids), list(ids)])}
 
+    def documented(self, ids: Sequence[str]) -> set[str]:
+        """Those of ``ids`` whose statement carries a docstring (the Lean declarations mathlib documents)."""
+        if not ids:
+            return set()
+        with self.connection() as conn:
+            return {r[0] for r in conn.execute(table_sql.documented(self.names), [list(ids)])}
+
     def theorems_by_labels(self, source: str, labels: Sequence[str]) -> list[Theorem]:
         """Statements of ``source`` whose label (or Stacks' chapter-qualified label) is one of ``labels``."""
         if not labels:

@@ -258,6 +258,13 @@ def used_by_counts(names: Names) -> sql.Composed:
     ).format(t=sql.Identifier(names.theorems))
 
 
+def documented(names: Names) -> sql.Composed:
+    """The ids in ``%s`` whose statement carries a docstring (a Lean declaration's ``meta.docstring``)."""
+    return sql.SQL("SELECT id FROM {t} WHERE id = ANY(%s) AND meta ->> 'docstring' <> ''").format(
+        t=sql.Identifier(names.theorems)
+    )
+
+
 def by_labels(names: Names) -> sql.Composed:
     """Statements of source ``%s`` whose label or full label is in ``%s``: what references may name."""
     cols = sql.SQL(", ").join(map(sql.Identifier, THEOREM_COLUMNS))

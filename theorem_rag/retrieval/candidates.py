@@ -16,7 +16,7 @@ names, so that an experiment can replace them there.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from theorem_rag.db.lexical_sql import EXACT_NAME_BOOST
 from theorem_rag.records import Hit
@@ -125,6 +125,18 @@ class Found:
         for h in self.lexical:
             lexical[h.theorem_id] = max(lexical.get(h.theorem_id, h.score), h.score)
         return lexical
+
+
+def lowered(ranking: list[Hit], kept: set[str], by: float) -> list[Hit]:
+    """A dense ``ranking`` with the scores of the hits outside ``kept`` lowered ``by``, ranked again (ties in the
+    order they had), dense ranks from 1.
+
+    >>> [(h.theorem_id, h.dense_rank) for h in lowered([Hit("a", 0.7), Hit("b", 0.66), Hit("c", 0.6)], {"b"}, 0.05)]
+    [('b', 1), ('a', 2), ('c', 3)]
+    """
+    scored = [h if h.theorem_id in kept else replace(h, score=h.score - by) for h in ranking]
+    ordered = sorted(scored, key=lambda h: -h.score)
+    return [replace(h, dense_rank=i) for i, h in enumerate(ordered, 1)]
 
 
 def put_first(fused: list[tuple[str, float]], exact: set[str],

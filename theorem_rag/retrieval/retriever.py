@@ -33,7 +33,7 @@ from theorem_rag.query_understanding.lean import is_lean_notation
 from theorem_rag.records import Hit, PaperHit
 from theorem_rag.retrieval.background import in_background
 # fusion_score and matched_share are called through this module's names: experiments patch them here (setattr).
-from theorem_rag.retrieval.candidates import LEXICAL_TOP, Found, fusion_score, matched_share, put_first
+from theorem_rag.retrieval.candidates import LEXICAL_TOP, Found, fusion_score, lowered, matched_share, put_first
 from theorem_rag.retrieval.fusion import check_fusion, fuse
 from theorem_rag.retrieval.hits import hit_to_node, rerank_hits, with_confidence, without_statement
 from theorem_rag.retrieval import options
@@ -405,6 +405,9 @@ class TheoremRetriever(BaseRetriever):
                     base_vec = self._embed(query, self.embed_model)
                     ranking = self._dense(self.space, base_vec, depth, replace(filters, formal=True))
                     found.note_cosines(ranking)
+                    # the declarations mathlib does not document hold the places of documented ones only when closer
+                    documented = self.store.documented([h.theorem_id for h in ranking])
+                    ranking = lowered(ranking, documented, options.UNDOCUMENTED_PENALTY)
                     found.add(ranking, options.FORMAL_WEIGHT, among=self._base_cosines(informal_ranking, base_vec))
                 if routing_job is not None:
                     found.routing, routing_job = routing_job.result(), None

@@ -369,6 +369,36 @@ def _document_cap(cap, depth=20, formal_only=False):
     return (retriever, "statements_first", statements_first)
 
 
+def _formal_prior(beta, everywhere=False, scale=20.0, text_only=False):
+    """The declarations' base cosines less ``beta`` times how little the library vouches for each: 0 for one with a
+    docstring, else 1 - log(1 + uses) / log(1 + scale) (uses: the declarations whose proofs name it), at least 0;
+    in a mixed search only (placed among informal candidates) unless ``everywhere``. Reads USED_BY (a JSON file of
+    {"used": {id: n}, "doc": {id: bool}} from the mathlib records)."""
+    import math
+    from dataclasses import replace
+
+    from theorem_rag.retrieval import candidates
+
+    table = json.loads(Path(os.environ["USED_BY"]).read_text())
+    used, doc = table["used"], table["doc"]
+
+    def vouched(i):
+        return 1.0 if doc.get(i) else min(1.0, math.log1p(used.get(i, 0)) / math.log1p(scale))
+
+    original = candidates.Found.add
+
+    def add(self, ranking, weight, among=None):
+        formal = bool(ranking) and all(h.theorem_id.startswith("mathlib:") for h in ranking)
+        if text_only and formal and ranking[0].dense_rank is not None:
+            formal = False  # the dense ranking is lowered by the search itself (UNDOCUMENTED_PENALTY)
+        if formal and (among or everywhere):
+            ranking = sorted((replace(h, score=h.score - beta * (1 - vouched(h.theorem_id))) for h in ranking),
+                             key=lambda h: -h.score)
+        return original(self, ranking, weight, among)
+
+    return (candidates.Found, "add", add)
+
+
 def variant_setup(name, base):
     """(search, patches) of a variant; ``base`` is the default TheoremSearch."""
     import theorem_rag.query_understanding.plan as plan
@@ -386,6 +416,11 @@ def variant_setup(name, base):
             search = search.with_options(understand=False)
         elif key == "base-space":
             search = search.with_options(query_space=None, query_embedder=None)
+        elif key == "base-is-words":
+            # the base model's space read from each statement's words (the words space) instead of its slogan: what
+            # statement-shaped queries, the base-model rankings and the reading all search
+            search = search.with_options(space="minilm_l6_v2_statement", query_space=search.query_space,
+                                         query_embedder=search.query_embedder, words_space=search.words_space)
         elif key == "query-model":
             # another adapted model's space for queries in words (its space must be built in the index)
             from theorem_rag.config import Settings
@@ -441,6 +476,16 @@ def variant_setup(name, base):
             name_of = {"formal-gap": "FORMAL_GAP_SCALE", "formal-min": "FORMAL_WEIGHT_MIN",
                        "formal-gap-depth": "FORMAL_GAP_DEPTH", "formal-off": "FORMAL_GAP_OFFSET"}  # fmt: skip
             patches.append((ranking_options, name_of[key], int(value) if key == "formal-gap-depth" else float(value)))
+        elif key == "undocumented-penalty":
+            # how much closer an undocumented Lean declaration must be to hold a documented one's place (0: before
+            # 2026-12-08, every declaration by its cosine alone)
+            patches.append((options, "UNDOCUMENTED_PENALTY", float(value)))
+        elif key in ("formal-prior", "formal-prior-all", "formal-prior-text"):
+            # declarations without a docstring and seldom used by the library's proofs lowered (value: beta[:scale]);
+            # -text: in the rankings of declarations alone other than the dense one (a formal-only full-text ranking)
+            beta, _, scale = value.partition(":")
+            patches.append(_formal_prior(float(beta), key != "formal-prior", float(scale or 20),
+                                         text_only=key == "formal-prior-text"))
         elif key == "formal-unplaced":
             # the formal ranking fused as a ranking of its own (before 2026-12-07 evening), not placed among the
             # informal candidates by their cosines in the base space
