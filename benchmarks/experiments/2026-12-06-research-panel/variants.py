@@ -480,6 +480,26 @@ def variant_setup(name, base):
             # how much closer an undocumented Lean declaration must be to hold a documented one's place (0: before
             # 2026-12-08, every declaration by its cosine alone)
             patches.append((options, "UNDOCUMENTED_PENALTY", float(value)))
+        elif key == "meta-undocumented":
+            # the declarations of mathlib's metaprogramming (Mathlib.Tactic, .Util, .Lean, .Testing) count as
+            # undocumented: their docstrings document tactics, not mathematics
+            from psycopg import sql as psql
+
+            from theorem_rag.db.store import TheoremStore
+
+            documented = TheoremStore.documented
+
+            def mathematics(self, ids, documented=documented):
+                found = documented(self, ids)
+                if not found:
+                    return found
+                query = psql.SQL("SELECT id FROM {t} WHERE id = ANY(%s) AND meta ->> 'module' ~ "
+                                 "'^Mathlib[.](Tactic|Util|Lean|Testing)([.]|$)'").format(t=psql.Identifier(
+                                     self.names.theorems))  # fmt: skip
+                with self.connection() as conn:
+                    return found - {r[0] for r in conn.execute(query, [list(found)])}
+
+            patches.append((TheoremStore, "documented", mathematics))
         elif key in ("formal-prior", "formal-prior-all", "formal-prior-text"):
             # declarations without a docstring and seldom used by the library's proofs lowered (value: beta[:scale]);
             # -text: in the rankings of declarations alone other than the dense one (a formal-only full-text ranking)
